@@ -1,0 +1,1 @@
+"""Annotation: Label Studio projects out, human decisions back in as data."""

@@ -1,0 +1,1 @@
+"""Evaluation: a release plus model outputs become scores and reports."""

@@ -1,0 +1,1 @@
+"""Exports: a checked build becomes an immutable, versioned release."""

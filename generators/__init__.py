@@ -1,0 +1,1 @@
+"""Generators: pure functions from a specification to media bytes."""

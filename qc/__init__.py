@@ -1,0 +1,1 @@
+"""Quality checks: read a build folder, return findings; never modify it."""
