@@ -10,7 +10,9 @@ STAMP := $(VENV)/.installed
 # Debian packages the toolkit loads at run time.
 APT_PACKAGES := libcairo2
 
-.PHONY: setup build-carv test bench clean
+.PHONY: setup build-carv qc release test bench clean
+
+BENCH ?= carv
 
 setup: $(STAMP)
 
@@ -30,6 +32,14 @@ $(STAMP): pyproject.toml requirements.lock
 build-carv: $(STAMP)
 	$(VENV)/bin/cogforge build carv
 
+qc: $(STAMP)
+	$(VENV)/bin/cogforge qc build/$(BENCH)
+
+# make release BENCH=carv VERSION=1.0.0
+release: $(STAMP)
+	@test -n "$(VERSION)" || { echo "usage: make release BENCH=carv VERSION=X.Y.Z"; exit 2; }
+	$(VENV)/bin/cogforge release build/$(BENCH) --version $(VERSION)
+
 test: $(STAMP)
 	$(PY) -m pytest
 
@@ -37,4 +47,4 @@ bench: $(STAMP)
 	$(PY) -m cogforge.bench
 
 clean:
-	rm -rf build .pytest_cache
+	rm -rf build .pytest_cache  # releases/ are kept: they are immutable

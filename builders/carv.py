@@ -49,7 +49,7 @@ from tqdm import tqdm
 from cogforge import __version__
 from cogforge.buildio import BuildWriter
 from cogforge.record import Item
-from generators.carv import PROPERTIES, State, World, get_renderer, load_world
+from generators.carv import PROPERTIES, SIZE, State, World, get_renderer, load_world
 
 NAME = "carv"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
@@ -431,6 +431,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             "seed": seed,
             "config": config,
             "renderer": {"name": renderer.name, "version": renderer.version},
+            "media": {"size": [SIZE, SIZE], "mode": "RGB"},
             "excluded_states": sorted([s._asdict() for s in excluded_states],
                                       key=lambda d: tuple(d.values())),
             "counts": {

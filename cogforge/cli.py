@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import builders
+from annotation.decisions import DecisionError
+from exports.release import ReleaseError
 
 
 def _summary(manifest: dict, out_dir: Path) -> str:
@@ -37,6 +39,50 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_qc(args: argparse.Namespace) -> int:
+    from qc import run_qc, write_report
+    from qc.report import table
+
+    build = Path(args.build)
+    report = run_qc(build, args.decisions)
+    out = Path(args.out) if args.out else build.with_name(build.name + ".qc")
+    json_path, md_path = write_report(report, out)
+    print(table(report))
+    print(f"\n  report: {json_path} and {md_path}")
+    return 0 if report.passed else 1
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    from exports.release import diff, release, verify
+
+    words = args.words
+    if words[0] == "diff":
+        if len(words) != 3:
+            raise SystemExit("usage: cogforge release diff RELEASE_A RELEASE_B")
+        changes = diff(words[1], words[2])
+        print(f"{changes['from']} -> {changes['to']}: {len(changes['added'])} added, "
+              f"{len(changes['removed'])} removed, {len(changes['changed'])} changed")
+        for key in ("added", "removed"):
+            for item_id in changes[key]:
+                print(f"  {key:<8} {item_id}")
+        for change in changes["changed"]:
+            print(f"  changed  {change['id']} ({', '.join(change['fields'])})")
+        return 0
+    if words[0] == "verify":
+        if len(words) != 2:
+            raise SystemExit("usage: cogforge release verify RELEASE_FOLDER")
+        problems = verify(words[1])
+        for problem in problems:
+            print(f"  {problem}")
+        print(f"{words[1]}: {'verified, every file matches MANIFEST.sha256' if not problems else f'{len(problems)} problem(s)'}")
+        return 1 if problems else 0
+    if len(words) != 1 or not args.version:
+        raise SystemExit("usage: cogforge release BUILD --version X.Y.Z")
+    folder = release(words[0], args.version, args.releases, args.decisions)
+    print(f"released {folder}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cogforge", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -49,8 +95,27 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--quiet", action="store_true", help="no progress bars")
     build.set_defaults(func=cmd_build)
 
+    qc = sub.add_parser("qc", help="check a build; writes qc_report.json and qc_report.md")
+    qc.add_argument("build", help="a build folder, e.g. build/carv")
+    qc.add_argument("--decisions", default=None,
+                    help="human decisions file (default: annotation/decisions/<benchmark>.jsonl)")
+    qc.add_argument("--out", default=None, help="report folder (default: <build>.qc next to the build)")
+    qc.set_defaults(func=cmd_qc)
+
+    rel = sub.add_parser("release", help="publish a checked build; or `release diff A B`, `release verify F`",
+                         usage="cogforge release BUILD --version X.Y.Z | release diff A B | release verify FOLDER")
+    rel.add_argument("words", nargs="+", help="BUILD, or diff A B, or verify FOLDER")
+    rel.add_argument("--version", default=None, help="semantic version X.Y.Z")
+    rel.add_argument("--releases", default="releases", help="releases root (default: releases/)")
+    rel.add_argument("--decisions", default=None, help="human decisions file for QC")
+    rel.set_defaults(func=cmd_release)
+
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except (ReleaseError, FileNotFoundError, DecisionError) as err:
+        print(f"cogforge: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,1 +1,42 @@
-"""Quality checks: read a build folder, return findings; never modify it."""
+"""Quality checks: read a build folder, return findings; never modify it.
+
+``run_qc(build)`` runs the checks every benchmark gets (``qc/checks.py``) and the
+benchmark's own (``qc/<benchmark>.py``), and returns a :class:`qc.core.Report`.
+``write_report`` writes ``qc_report.json`` and ``qc_report.md`` to a folder of its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from annotation.decisions import decisions_path, load_decisions
+from qc.core import Build, Finding, Report, load_build, plugin, run_checks
+
+__all__ = ["run_qc", "write_report", "Report", "Finding", "Build"]
+
+
+def run_qc(build_dir: Path | str, decisions: Path | str | None = None) -> Report:
+    """Run every check on a build.
+
+    Args:
+        build_dir: the build folder.
+        decisions: a decisions file; default ``annotation/decisions/<benchmark>.jsonl``.
+    """
+    from qc.checks import CHECKS
+
+    build = load_build(build_dir)
+    build.decisions = load_decisions(decisions or decisions_path(build.benchmark))
+    module = plugin(build.benchmark)
+    return run_checks(build, CHECKS + list(getattr(module, "CHECKS", [])))
+
+
+def write_report(report: Report, out_dir: Path | str) -> tuple[Path, Path]:
+    from cogforge.buildio import dump_json
+    from qc.report import markdown
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out_dir / "qc_report.json", out_dir / "qc_report.md"
+    json_path.write_text(dump_json(report.to_dict()))
+    md_path.write_text(markdown(report))
+    return json_path, md_path

@@ -40,3 +40,53 @@ def write_small_config(path: Path, cells: list[tuple[str, str, str, int, int]], 
                   f"atomic = {atomic}", f"count = {count}", 'column = "x"']
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def toy_image(seed: int, size=(64, 64)) -> bytes:
+    """A distinct, non-blank PNG: coloured stripes whose layout depends on ``seed``."""
+    import io
+    import random
+
+    from PIL import Image, ImageDraw
+
+    rng = random.Random(seed)
+    image = Image.new("RGB", size, (rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+    draw = ImageDraw.Draw(image)
+    for _ in range(6):
+        x0, y0 = rng.randrange(size[0]), rng.randrange(size[1])
+        draw.rectangle([x0, y0, x0 + rng.randrange(8, 30), y0 + rng.randrange(8, 30)],
+                       fill=(rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def make_toy_build(out: Path, items: list[dict], benchmark: str = "toy") -> Path:
+    """A build folder of hand-written items; ``images`` holds seeds for :func:`toy_image`."""
+    from cogforge.buildio import BuildWriter
+    from cogforge.record import Item
+
+    with BuildWriter(out) as writer:
+        records = []
+        for n, spec in enumerate(items):
+            paths = [writer.add_image(toy_image(s)) for s in spec.get("images", [n])]
+            records.append(Item(id=spec.get("id", f"{benchmark}-{n:04d}"), benchmark=benchmark,
+                                task=spec.get("task", "t"), split=spec.get("split", "test"),
+                                question=spec.get("question", f"question {n}?"), images=paths,
+                                options=spec.get("options"), answer=spec["answer"],
+                                meta=spec.get("meta", {})))
+        writer.write_items(records)
+        writer.commit({"benchmark": benchmark, "seed": 0, "media": {"size": [64, 64], "mode": "RGB"},
+                       "counts": {"items": len(records)}})
+    return out
+
+
+def balanced_mcq(n: int, task: str = "t") -> list[dict]:
+    """Multiple-choice items with answers spread evenly over positions and texts."""
+    words = ["red", "green", "blue", "yellow"]
+    out = []
+    for i in range(n):
+        options = words[i % 4:] + words[:i % 4]
+        out.append({"options": options, "answer": options[(i // 4) % 4], "task": task,
+                    "question": f"which colour is {i}?"})
+    return out

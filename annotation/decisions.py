@@ -1,0 +1,48 @@
+"""Human decisions as data: what annotators accepted or rejected.
+
+``annotation/decisions/<benchmark>.jsonl`` holds one decision per line::
+
+    {"unit": "image" | "item", "key": "<image sha256 or item id>",
+     "decision": "accept" | "reject" | "tie", "reasons": [...], "state": {...} | null,
+     "stage": "<annotation stage>", "votes": {...}}
+
+Images are keyed by content hash, so a decision survives a rebuild that renders
+the same image. Builders exclude what was rejected; QC flags what slipped through.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DECISIONS_DIR = Path("annotation") / "decisions"
+_FIELDS = {"unit", "key", "decision"}
+
+
+class DecisionError(ValueError):
+    """A decisions file that cannot be read."""
+
+
+def decisions_path(benchmark: str, root: Path | str = ".") -> Path:
+    return Path(root) / DECISIONS_DIR / f"{benchmark}.jsonl"
+
+
+def load_decisions(path: Path | str) -> list[dict]:
+    """Read a decisions file; a missing file means no decisions."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise DecisionError(f"{path}:{number}: not valid JSON ({err.msg})") from None
+        if not isinstance(row, dict) or not _FIELDS <= set(row):
+            raise DecisionError(f"{path}:{number}: a decision needs {sorted(_FIELDS)}")
+        if row["decision"] not in ("accept", "reject", "tie") or row["unit"] not in ("image", "item"):
+            raise DecisionError(f"{path}:{number}: unit must be image|item and decision accept|reject|tie")
+        out.append(row)
+    return out

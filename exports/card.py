@@ -1,0 +1,150 @@
+"""The dataset card (README.md with the Hugging Face YAML header) and Croissant metadata."""
+
+from __future__ import annotations
+
+import json
+from types import ModuleType
+from typing import Any
+
+ROW_FIELDS = {
+    "id": "stable item id",
+    "benchmark": "benchmark name",
+    "task": "task or cell the item belongs to",
+    "split": "split name",
+    "question": "the full prompt shown to the model",
+    "file_names": "the item's images, relative to data/, in the order the prompt uses them "
+                  "(loads as the `images` column of PIL images)",
+    "options": "choices for multiple-choice items, else null",
+    "answer": "the ground-truth answer",
+    "meta": "benchmark-specific ground truth as a JSON string",
+}
+
+
+def _size_category(n: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                        (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return name
+    return "n>1M"
+
+
+def yaml_header(info: dict, plugin: ModuleType | None) -> str:
+    """The YAML block: written by hand so key order and quoting stay stable."""
+    splits = info["splits"]
+    lines = ["---", f"license: {getattr(plugin, 'LICENSE', 'cc-by-4.0')}",
+             f"pretty_name: {getattr(plugin, 'PRETTY_NAME', info['benchmark'])}",
+             "language:", "- en", "task_categories:"]
+    lines += [f"- {c}" for c in getattr(plugin, "TASK_CATEGORIES", ["visual-question-answering"])]
+    lines += ["size_categories:", f"- {_size_category(info['items'])}",
+              "configs:", "- config_name: default", "  drop_labels: true",
+              "  metadata_filenames:"]
+    lines += [f"  - {s}.jsonl" for s in splits]
+    lines += ["  data_files:"]
+    for split in splits:
+        lines += [f"  - split: {split}", "    path:", f"    - data/{split}.jsonl", "    - data/images/*.png"]
+    lines += ["dataset_info:", "  features:",
+              "  - name: id", "    dtype: string", "  - name: benchmark", "    dtype: string",
+              "  - name: task", "    dtype: string", "  - name: split", "    dtype: string",
+              "  - name: question", "    dtype: string", "  - name: images", "    list: image",
+              "  - name: options", "    list: string", "  - name: answer", "    dtype: string",
+              "  - name: meta", "    dtype: string", "  splits:"]
+    for split, n in splits.items():
+        lines += [f"  - name: {split}", f"    num_bytes: {info['split_bytes'][split]}",
+                  f"    num_examples: {n}"]
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def card(info: dict, qc: dict, plugin: ModuleType | None, changes: dict | None,
+         annotation: dict | None) -> str:
+    name = getattr(plugin, "PRETTY_NAME", info["benchmark"])
+    split0 = next(iter(info["splits"]))
+    out = [yaml_header(info, plugin), f"# {name} {info['version']}", "",
+           "## Summary", "", getattr(plugin, "SUMMARY", f"The {name} benchmark, built by cogforge."), "",
+           "## Loading", "", "```python", "from datasets import load_dataset", "",
+           f'ds = load_dataset("path/to/{info["benchmark"]}/{info["version"]}", split="{split0}")',
+           'ds[0]["images"]  # list of PIL images, in prompt order',
+           'import json; json.loads(ds[0]["meta"])  # benchmark ground truth', "```", "",
+           "The same rows are in `data/<split>.jsonl` and `data/<split>.parquet`; image paths are "
+           "relative to `data/`, and each image is stored once in `data/images/` (named by its sha256).", "",
+           "## Structure and fields", "", "| split | items |", "| --- | --- |"]
+    out += [f"| {s} | {n} |" for s, n in info["splits"].items()]
+    out += ["", "| task | items |", "| --- | --- |"]
+    out += [f"| {t} | {n} |" for t, n in info["tasks"].items()]
+    out += ["", "| field | meaning |", "| --- | --- |"]
+    out += [f"| `{k}` | {v} |" for k, v in ROW_FIELDS.items()]
+    meta_fields = getattr(plugin, "META_FIELDS", {})
+    if meta_fields:
+        out += ["", "`meta` holds:", "", "| key | meaning |", "| --- | --- |"]
+        out += [f"| {k} | {v} |" for k, v in meta_fields.items()]
+    out += ["", "Also in this release: `exports/` (a VLMEvalKit TSV with base64 images"
+            + (" and the benchmark's own layout" if info.get("extra_exports") else "") + "), "
+            "`croissant.json` (Croissant 1.1), `MANIFEST.sha256` (every file's sha256; check with "
+            "`cogforge release verify <folder>`), `release.json`, and the QC report.", "",
+            "## How it was built", "",
+            f"- Toolkit: cogforge {info['toolkit_version']}",
+            f"- Seed: {info['seed']}",
+            f"- Generator: {json.dumps(info.get('renderer'))}",
+            f"- Build manifest sha256: `{info['build_manifest_sha256']}`",
+            "- The same toolkit version, seed and config rebuild these files byte for byte.", "",
+            "## Quality checks", "",
+            f"QC {'passed' if qc['passed'] else 'failed'}: {qc['errors']} errors, {qc['warnings']} warnings "
+            "(`qc_report.md` has the tables).", "", "| check | errors | warnings |", "| --- | --- | --- |"]
+    out += [f"| {k} | {v['error']} | {v['warning']} |" for k, v in qc["by_check"].items()]
+    out += ["", "## Annotation and agreement", ""]
+    if annotation and annotation.get("decisions"):
+        out.append(f"{annotation['decisions']} human decisions were applied "
+                   f"({annotation.get('rejected_images', 0)} images rejected).")
+    else:
+        out.append("No human annotation has been applied to this release yet.")
+    out += ["", "## Changes", ""]
+    if changes:
+        out.append(f"Since {changes['from']}: {len(changes['added'])} items added, "
+                   f"{len(changes['removed'])} removed, {len(changes['changed'])} changed.")
+    else:
+        out.append("First release.")
+    out += ["", "## Limitations", ""]
+    out += [f"- {x}" for x in getattr(plugin, "LIMITATIONS", [])] or ["- None recorded."]
+    citation = getattr(plugin, "CITATION", None)
+    if citation:
+        out += ["", "## Citation", "", "```bibtex", citation, "```"]
+    return "\n".join(out) + "\n"
+
+
+def croissant(info: dict, files: dict[str, str], plugin: ModuleType | None) -> dict[str, Any]:
+    """Croissant 1.1 JSON-LD: every data file with its sha256, a record set per split."""
+    import mlcroissant as mlc
+
+    distribution: list = []
+    for rel, digest in sorted(files.items()):
+        if rel.startswith("data/images/"):
+            continue
+        fmt = {"jsonl": "application/jsonlines", "parquet": "application/x-parquet",
+               "tsv": "text/tab-separated-values", "json": "application/json"}.get(rel.rsplit(".", 1)[-1])
+        if fmt is None or not rel.startswith(("data/", "exports/")):
+            continue
+        distribution.append(mlc.FileObject(id=rel, name=rel, content_url=rel,
+                                           encoding_formats=[fmt], sha256=digest))
+    distribution.append(mlc.FileSet(id="images", name="images", includes=["data/images/*.png"],
+                                    encoding_formats=["image/png"]))
+    record_sets = []
+    for split in info["splits"]:
+        source = f"data/{split}.parquet"
+        fields = []
+        for column, description in ROW_FIELDS.items():
+            repeated = column in ("file_names", "options")
+            fields.append(mlc.Field(
+                id=f"{split}/{column}", name=column, description=description,
+                data_types=[mlc.DataType.TEXT], is_array=repeated or None,
+                array_shape="-1" if repeated else None,
+                source=mlc.Source(file_object=source, extract=mlc.Extract(column=column))))
+        record_sets.append(mlc.RecordSet(id=split, name=split, fields=fields,
+                                         description=f"The {split} split, one record per item."))
+    metadata = mlc.Metadata(
+        name=f"{info['benchmark']}-{info['version']}",
+        description=getattr(plugin, "SUMMARY", info["benchmark"]),
+        version=info["version"], license=[getattr(plugin, "LICENSE", "cc-by-4.0")],
+        cite_as=getattr(plugin, "CITATION", None),
+        conforms_to=["http://mlcommons.org/croissant/1.1"],
+        distribution=distribution, record_sets=record_sets)
+    return metadata.to_json()

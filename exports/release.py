@@ -1,0 +1,236 @@
+"""Releases: a build that passes QC becomes ``releases/<benchmark>/<X.Y.Z>/``, immutable.
+
+A release is written into a temporary sibling folder and renamed into place at the
+end, so an interrupted release leaves nothing at the version's path. A version that
+exists is never overwritten. ``MANIFEST.sha256`` lists every file; ``verify`` re-checks
+it. ``diff`` compares two releases item by item, and each new release records its
+changes since the previous version in its card and ``release.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from types import ModuleType
+
+from cogforge import __version__
+from cogforge.buildio import clean_stale, dump_json, sha256_file
+from cogforge.record import read_items
+
+SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+
+
+class ReleaseError(RuntimeError):
+    """A release that must not be written (QC failed, version exists, bad input)."""
+
+
+def parse_version(version: str) -> tuple[int, int, int]:
+    match = SEMVER.match(version)
+    if not match:
+        raise ReleaseError(f"version {version!r} is not semantic (X.Y.Z, e.g. 1.0.0)")
+    return tuple(int(x) for x in match.groups())  # type: ignore[return-value]
+
+
+def _plugin(benchmark: str) -> ModuleType | None:
+    if importlib.util.find_spec(f"exports.{benchmark}") is None:
+        return None
+    return importlib.import_module(f"exports.{benchmark}")
+
+
+def to_row(item) -> dict:
+    """An item as a release row: ``images`` becomes ``file_names``, ``meta`` a JSON string."""
+    return {"id": item.id, "benchmark": item.benchmark, "task": item.task, "split": item.split,
+            "question": item.question, "file_names": list(item.images), "options": item.options,
+            "answer": item.answer, "meta": json.dumps(item.meta, sort_keys=True, ensure_ascii=False)}
+
+
+def read_rows(release: Path | str) -> list[dict]:
+    """Every row of a release, all splits, in file order."""
+    rows = []
+    for path in sorted((Path(release) / "data").glob("*.jsonl")):
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return rows
+
+
+def _write_parquet(rows: list[dict], path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("id", pa.string()), ("benchmark", pa.string()), ("task", pa.string()),
+                        ("split", pa.string()), ("question", pa.string()),
+                        ("file_names", pa.list_(pa.string())), ("options", pa.list_(pa.string())),
+                        ("answer", pa.string()), ("meta", pa.string())])
+    table = pa.Table.from_pylist(rows, schema=schema)
+    pq.write_table(table, path, compression="zstd")
+
+
+def _manifest_text(folder: Path) -> tuple[str, dict[str, str]]:
+    files = {p.relative_to(folder).as_posix(): sha256_file(p)
+             for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "MANIFEST.sha256"}
+    return "".join(f"{digest}  {rel}\n" for rel, digest in files.items()), files
+
+
+def previous_version(root: Path, version: str) -> str | None:
+    """The highest released version below ``version`` in ``root``, if any."""
+    target = parse_version(version)
+    found = [p.name for p in root.iterdir() if p.is_dir() and SEMVER.match(p.name)] if root.is_dir() else []
+    lower = [v for v in found if parse_version(v) < target]
+    return max(lower, key=parse_version) if lower else None
+
+
+def release(build_dir: Path | str, version: str, releases_root: Path | str = "releases",
+            decisions: Path | str | None = None, progress: bool = True) -> Path:
+    """Check a build and publish it as an immutable release; returns the release folder."""
+    from qc import run_qc, write_report
+
+    parse_version(version)
+    build_dir = Path(build_dir)
+    report = run_qc(build_dir, decisions)
+    benchmark = report.benchmark
+    root = Path(releases_root) / benchmark
+    final = root / version
+    if final.exists():
+        raise ReleaseError(f"{final} already exists: a released version is never overwritten; "
+                           "choose a new version number")
+    if not report.passed:
+        raise ReleaseError(f"QC failed for {build_dir}: {report.errors} errors, {report.warnings} warnings; "
+                           f"run `cogforge qc {build_dir}` for the findings")
+    plugin = _plugin(benchmark)
+    manifest_bytes = (build_dir / "manifest.json").read_bytes()
+    manifest = json.loads(manifest_bytes)
+    items = read_items(build_dir / "items.jsonl")
+    rows = [to_row(i) for i in items]
+    splits: dict[str, list[dict]] = {}
+    for row in rows:
+        splits.setdefault(row["split"], []).append(row)
+
+    root.mkdir(parents=True, exist_ok=True)
+    final_tmp = root / f".{version}.tmp-{os.getpid()}"
+    clean_stale(final)
+    if final_tmp.exists():
+        shutil.rmtree(final_tmp)
+    try:
+        data = final_tmp / "data"
+        (data / "images").mkdir(parents=True)
+        for rel in sorted({p for i in items for p in i.images}):
+            shutil.copyfile(build_dir / rel, data / rel)
+        for split, split_rows in splits.items():
+            (data / f"{split}.jsonl").write_text(
+                "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in split_rows), encoding="utf-8")
+            _write_parquet(split_rows, data / f"{split}.parquet")
+        from exports.interop import write_vlmevalkit_tsv
+
+        (final_tmp / "exports").mkdir()
+        write_vlmevalkit_tsv(rows, data, final_tmp / "exports" / f"{benchmark}_vlmevalkit.tsv")
+        extra = plugin.extra_exports(rows) if plugin and hasattr(plugin, "extra_exports") else {}
+        for rel, text in extra.items():
+            (final_tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (final_tmp / rel).write_text(text, encoding="utf-8")
+        qc_dict = report.to_dict()
+        qc_dict["build"] = build_dir.name  # no machine-specific path in a release
+        (final_tmp / "qc_report.json").write_text(dump_json(qc_dict))
+        from qc.report import markdown
+
+        report.build = build_dir.name
+        (final_tmp / "qc_report.md").write_text(markdown(report))
+
+        prev = previous_version(root, version)
+        changes = diff_rows(read_rows(root / prev), rows) | {"from": prev} if prev else None
+        info = {
+            "benchmark": benchmark, "version": version, "toolkit_version": __version__,
+            "seed": manifest.get("seed"), "renderer": manifest.get("renderer"),
+            "build_manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
+            "items": len(rows), "splits": {s: len(r) for s, r in splits.items()},
+            "tasks": dict(sorted(manifest.get("counts", {}).get("by_task", {}).items())),
+            "extra_exports": sorted(extra),
+            "split_bytes": {s: (data / f"{s}.jsonl").stat().st_size for s in splits},
+        }
+        from exports.card import card, croissant
+
+        annotation = report.stats.get("decisions")
+        (final_tmp / "README.md").write_text(card(info, report.summary(), plugin, changes, annotation))
+        _, files = _manifest_text(final_tmp)
+        (final_tmp / "croissant.json").write_text(dump_json(croissant(info, files, plugin)))
+        release_info = {**info, "qc": report.summary(),
+                        "changes": None if not changes else {
+                            "from": changes["from"], "added": len(changes["added"]),
+                            "removed": len(changes["removed"]), "changed": len(changes["changed"])}}
+        (final_tmp / "release.json").write_text(dump_json(release_info))
+        if changes:
+            (final_tmp / "CHANGELOG.md").write_text(changelog(changes, version))
+        text, _ = _manifest_text(final_tmp)
+        (final_tmp / "MANIFEST.sha256").write_text(text)
+        if final.exists():  # someone released the same version meanwhile
+            raise ReleaseError(f"{final} appeared while releasing; nothing was overwritten")
+        final_tmp.rename(final)
+    finally:
+        if final_tmp.exists():
+            shutil.rmtree(final_tmp, ignore_errors=True)
+    return final
+
+
+# --------------------------------------------------------------------------- diff and verify
+
+
+def diff_rows(old: list[dict], new: list[dict]) -> dict:
+    """Items added, removed and changed (with the fields that changed), by id."""
+    a = {r["id"]: r for r in old}
+    b = {r["id"]: r for r in new}
+    changed = []
+    for item_id in sorted(a.keys() & b.keys()):
+        fields = [k for k in b[item_id] if a[item_id].get(k) != b[item_id].get(k)]
+        if fields:
+            changed.append({"id": item_id, "fields": fields})
+    return {"added": sorted(b.keys() - a.keys()), "removed": sorted(a.keys() - b.keys()),
+            "changed": changed}
+
+
+def diff(release_a: Path | str, release_b: Path | str) -> dict:
+    for folder in (release_a, release_b):
+        if not (Path(folder) / "release.json").is_file():
+            raise ReleaseError(f"{folder} is not a release folder (no release.json)")
+    return diff_rows(read_rows(release_a), read_rows(release_b)) | {
+        "from": Path(release_a).name, "to": Path(release_b).name}
+
+
+def changelog(changes: dict, version: str) -> str:
+    lines = [f"# Changes in {version} since {changes['from']}", "",
+             f"- {len(changes['added'])} items added", f"- {len(changes['removed'])} items removed",
+             f"- {len(changes['changed'])} items changed", ""]
+    for title, ids in (("Added", changes["added"]), ("Removed", changes["removed"])):
+        if ids:
+            lines += [f"## {title}", ""] + [f"- `{i}`" for i in ids] + [""]
+    if changes["changed"]:
+        lines += ["## Changed", ""] + [f"- `{c['id']}`: {', '.join(c['fields'])}" for c in changes["changed"]]
+    return "\n".join(lines) + "\n"
+
+
+def verify(folder: Path | str) -> list[str]:
+    """Problems found re-hashing a release against its MANIFEST.sha256 (empty: clean)."""
+    folder = Path(folder)
+    manifest = folder / "MANIFEST.sha256"
+    if not manifest.is_file():
+        raise ReleaseError(f"{folder}: no MANIFEST.sha256; not a release folder")
+    expected = {}
+    for number, line in enumerate(manifest.read_text().splitlines(), 1):
+        digest, sep, rel = line.partition("  ")
+        if not sep or len(digest) != 64:
+            return [f"MANIFEST.sha256:{number}: malformed line"]
+        expected[rel] = digest
+    problems = []
+    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*")
+               if p.is_file() and p.name != "MANIFEST.sha256"}
+    for rel in sorted(expected):
+        if rel not in present:
+            problems.append(f"{rel}: missing")
+        elif sha256_file(folder / rel) != expected[rel]:
+            problems.append(f"{rel}: changed (sha256 differs from MANIFEST.sha256)")
+    for rel in sorted(present - set(expected)):
+        problems.append(f"{rel}: not in MANIFEST.sha256")
+    return problems

@@ -1,0 +1,322 @@
+"""Checks that apply to every benchmark's build.
+
+Each returns findings and statistics; none writes anything. Thresholds are module
+constants so a reader sees at once what fails a build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from qc import stats
+from qc.core import Build, CheckResult, Finding, plugin
+
+# A baseline that sees no image or question must not beat chance by this much...
+SHORTCUT_ERROR_MARGIN = 0.10
+SHORTCUT_WARNING_MARGIN = 0.05
+# ...with this significance (one-sided binomial test against chance).
+SHORTCUT_P = 0.001
+# Balance index below which a stratum family is reported.
+BALANCE_WARNING = 0.5
+BALANCE_ERROR = 0.1
+# Near-duplicate images: a perceptual fingerprint (a 32 x 32 box-averaged colour
+# thumbnail) whose cells all lie within this many levels of another image's. JPEG
+# re-encoding at quality 50 moves a CARV render by at most 5 levels; the two most
+# alike CARV states (a red and a wooden table) are 49 apart. Bit-based perceptual
+# hashes (pHash) were tried first: on flat synthetic renders their bits sit at the
+# median and JPEG flips more of them than a change of state does.
+FINGERPRINT_SIDE = 32
+NEAR_DUPLICATE_LEVELS = 16
+BLANK_STDDEV = 2.0
+
+
+def _benchmark_option(build: Build, name: str, default):
+    module = plugin(build.benchmark)
+    return getattr(module, name, default) if module else default
+
+
+def strata(build: Build) -> dict[str, dict[str, list]]:
+    """Stratum families: ``{family: {value: [items]}}``; ``task`` always, plus the benchmark's."""
+    extra = _benchmark_option(build, "strata", None)
+    families: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for item in build.items:
+        families["task"][item.task].append(item)
+        if extra is not None:
+            for family, value in extra(item).items():
+                families[family][value].append(item)
+    return families
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def check_schema(build: Build) -> CheckResult:
+    out = CheckResult()
+    ids = Counter(item.id for item in build.items)
+    for item_id, n in ids.items():
+        if n > 1:
+            out.findings.append(Finding("error", "schema", item_id, f"id used by {n} items"))
+    for item in build.items:
+        if item.benchmark != build.benchmark:
+            out.findings.append(Finding("error", "schema", item.id,
+                                        f"benchmark {item.benchmark!r}, build is {build.benchmark!r}"))
+        for rel in item.images:
+            if not (build.path / rel).is_file():
+                out.findings.append(Finding("error", "schema", item.id, f"image {rel} does not exist"))
+    listed = build.manifest.get("files", {})
+    on_disk = {p.relative_to(build.path).as_posix() for p in build.path.rglob("*")
+               if p.is_file() and p.name != "manifest.json"}
+    for rel in sorted(set(listed) - on_disk):
+        out.findings.append(Finding("error", "schema", rel, "listed in manifest.json but missing"))
+    for rel in sorted(on_disk - set(listed)):
+        out.findings.append(Finding("error", "schema", rel, "not listed in manifest.json"))
+    for rel in sorted(set(listed) & on_disk):
+        if _sha256(build.path / rel) != listed[rel]:
+            out.findings.append(Finding("error", "schema", rel, "sha256 differs from manifest.json"))
+    out.stats = {"items": len(build.items), "files": len(on_disk), "unique_ids": len(ids)}
+    return out
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --------------------------------------------------------------------------- media
+
+
+def _image_files(build: Build) -> list[Path]:
+    folder = build.path / "images"
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def check_media(build: Build) -> CheckResult:
+    from PIL import Image, ImageStat, UnidentifiedImageError
+
+    out = CheckResult()
+    expected = build.manifest.get("media", {})
+    size = tuple(expected["size"]) if "size" in expected else None
+    mode = expected.get("mode")
+    seen_sizes: Counter = Counter()
+    for path in _image_files(build):
+        rel = path.relative_to(build.path).as_posix()
+        try:
+            with Image.open(path) as image:
+                image.load()
+                seen_sizes[f"{image.size[0]}x{image.size[1]} {image.mode}"] += 1
+                if size and image.size != size:
+                    out.findings.append(Finding("error", "media", rel, f"size {image.size}, expected {size}"))
+                if mode and image.mode != mode:
+                    out.findings.append(Finding("error", "media", rel, f"mode {image.mode}, expected {mode}"))
+                if max(ImageStat.Stat(image.convert("RGB")).stddev) < BLANK_STDDEV:
+                    out.findings.append(Finding("error", "media", rel, "image is blank (one flat colour)"))
+        except (UnidentifiedImageError, OSError, SyntaxError) as err:
+            out.findings.append(Finding("error", "media", rel, f"does not decode: {err}"))
+    out.stats = {"images": sum(seen_sizes.values()), "size_mode": dict(seen_sizes)}
+    return out
+
+
+# --------------------------------------------------------------------------- duplicates
+
+
+@cache
+def _fingerprint(path: Path, mtime: float) -> np.ndarray:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        thumb = image.convert("RGB").resize((FINGERPRINT_SIDE, FINGERPRINT_SIDE), Image.BOX)
+    return np.asarray(thumb, dtype=np.int16).reshape(-1)
+
+
+def near_duplicate_pairs(paths: list[Path]) -> tuple[list[tuple[Path, Path, int]], int | None]:
+    """Pairs of images within NEAR_DUPLICATE_LEVELS, and the smallest distance seen.
+
+    The distance is the largest difference, in 0-255 levels, between the two images'
+    32 x 32 colour thumbnails (box-averaged cells of 16 x 16 pixels at 512 px).
+    """
+    prints, kept = [], []
+    for p in paths:
+        try:
+            prints.append(_fingerprint(p, p.stat().st_mtime))
+            kept.append(p)
+        except OSError:
+            continue  # the media check reports images that do not decode
+    if len(prints) < 2:
+        return [], None
+    matrix = np.stack(prints)
+    pairs, closest = [], None
+    for a in range(len(kept) - 1):
+        dist = np.abs(matrix[a + 1:] - matrix[a]).max(axis=1)
+        low = int(dist.min())
+        closest = low if closest is None else min(closest, low)
+        for offset in np.nonzero(dist <= NEAR_DUPLICATE_LEVELS)[0]:
+            pairs.append((kept[a], kept[a + 1 + int(offset)], int(dist[offset])))
+    return pairs, closest
+
+
+def check_duplicates(build: Build) -> CheckResult:
+    out = CheckResult()
+    content: dict[str, list[str]] = defaultdict(list)
+    for item in build.items:
+        key = json.dumps([item.task, item.question, item.images, item.options, item.answer,
+                          item.meta], sort_keys=True)
+        content[key].append(item.id)
+    for ids in content.values():
+        if len(ids) > 1:
+            out.findings.append(Finding("error", "duplicates", ids[0],
+                                        f"identical to {', '.join(ids[1:])}"))
+    severity = _benchmark_option(build, "NEAR_DUPLICATE_SEVERITY", "warning")
+    pairs, closest = near_duplicate_pairs(_image_files(build))
+    for a, b, dist in pairs:
+        out.findings.append(Finding(severity, "duplicates", a.relative_to(build.path).as_posix(),
+                                    f"near-duplicate of {b.name} (fingerprints within {dist} levels)"))
+    out.stats = {"identical_item_groups": sum(len(v) > 1 for v in content.values()),
+                 "near_duplicate_image_pairs": len(pairs), "closest_image_pair_levels": closest}
+    return out
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def check_answers(build: Build) -> CheckResult:
+    from scipy.stats import chisquare
+
+    out = CheckResult()
+    positions: dict[int, Counter] = defaultdict(Counter)
+    for item in build.items:
+        if item.options is None:
+            continue
+        if len(set(item.options)) != len(item.options):
+            out.findings.append(Finding("error", "answers", item.id, f"options repeat: {item.options}"))
+        if item.answer not in item.options:
+            out.findings.append(Finding("error", "answers", item.id,
+                                        f"answer {item.answer!r} is not one of the options"))
+            continue
+        positions[len(item.options)][item.options.index(item.answer)] += 1
+    spread = {}
+    for k, counts in sorted(positions.items()):
+        observed = [counts.get(i, 0) for i in range(k)]
+        p = float(chisquare(observed).pvalue) if sum(observed) >= k else 1.0
+        spread[f"{k} options"] = {"answer_position_counts": observed, "chi2_p": p}
+        letters = ", ".join(f"{chr(65 + i)}={n}" for i, n in enumerate(observed))
+        if p < 1e-6:
+            out.findings.append(Finding("error", "answers", "build",
+                                        f"answer position gives the answer away ({k} options: {letters}; p={p:.1e})"))
+        elif p < 0.01:
+            out.findings.append(Finding("warning", "answers", "build",
+                                        f"answer positions are uneven ({k} options: {letters}; p={p:.1e})"))
+    out.stats = {"multiple_choice_items": sum(sum(c.values()) for c in positions.values()),
+                 "positions": spread}
+    return out
+
+
+# --------------------------------------------------------------------------- balance
+
+
+def check_balance(build: Build) -> CheckResult:
+    out = CheckResult()
+    report = {}
+    for family, groups in strata(build).items():
+        counts = {value: len(items) for value, items in sorted(groups.items())}
+        bi, g = stats.balance_index(list(counts.values())), stats.gini(list(counts.values()))
+        report[family] = {"strata": len(counts), "balance_index": bi, "gini": g,
+                          "min": min(counts.values()), "max": max(counts.values())}
+        if len(counts) > 1 and bi < BALANCE_WARNING:
+            severity = "error" if bi < BALANCE_ERROR else "warning"
+            rare = min(counts, key=counts.get)
+            common = max(counts, key=counts.get)
+            out.findings.append(Finding(severity, "balance", family,
+                                        f"balance index {bi:.2f} (Gini {g:.2f}): {rare!r} has "
+                                        f"{counts[rare]} items, {common!r} has {counts[common]}"))
+    mcq = [i for i in build.items if i.options is not None]
+    if mcq:
+        answers = Counter(i.answer for i in mcq)
+        report["answers"] = {"distinct": len(answers),
+                             "balance_index": stats.balance_index(list(answers.values())),
+                             "gini": stats.gini(list(answers.values()))}
+    out.stats = report
+    return out
+
+
+# --------------------------------------------------------------------------- shortcuts
+
+
+def _judge(out: CheckResult, baseline: str, stratum: str, hits: int, n: int, chance: float) -> dict:
+    acc = hits / n if n else 0.0
+    p = stats.binomial_sf(hits, n, chance)
+    row = {"baseline": baseline, "stratum": stratum, "n": n, "accuracy": acc,
+           "ci95": stats.wilson(hits, n), "chance": chance, "p_vs_chance": p}
+    for severity, margin in (("error", SHORTCUT_ERROR_MARGIN), ("warning", SHORTCUT_WARNING_MARGIN)):
+        if acc > chance + margin and p < SHORTCUT_P:
+            out.findings.append(Finding(severity, "shortcuts", stratum,
+                                        f"{baseline} baseline scores {acc:.1%} against chance "
+                                        f"{chance:.1%} (n={n}, p={p:.1e}): the answer leaks"))
+            break
+    return row
+
+
+def check_shortcuts(build: Build) -> CheckResult:
+    """Baselines that never look at the image or the question, per task, next to chance."""
+    out = CheckResult()
+    rows = []
+    vocabulary = len({i.answer for i in build.items if i.options is None}) or 1
+    for task, items in sorted(strata(build)["task"].items()):
+        answers = [i.answer for i in items]
+        mcq = [i for i in items if i.options is not None]
+        if mcq:
+            chance = float(np.mean([1 / len(i.options) for i in mcq]))
+            letters = [chr(65 + i.options.index(i.answer)) if i.answer in i.options else "?" for i in mcq]
+            _, hits = stats.majority_baseline(letters)
+            rows.append(_judge(out, "majority-position", task, hits, len(mcq), chance))
+            picks = stats.choices_only_predictions([i.options for i in mcq], [i.answer for i in mcq])
+            hits = sum(p == i.answer for p, i in zip(picks, mcq))
+            rows.append(_judge(out, "choices-only", task, hits, len(mcq), chance))
+        else:
+            _, hits = stats.majority_baseline(answers)
+            rows.append(_judge(out, "majority-answer", task, hits, len(items), 1 / vocabulary))
+    out.stats = {"baselines": rows}
+    return out
+
+
+# --------------------------------------------------------------------------- human decisions
+
+
+def check_decisions(build: Build) -> CheckResult:
+    """Items or images people rejected in annotation must not ship."""
+    out = CheckResult()
+    rejected_images = {d["key"]: d for d in build.decisions if d.get("unit") == "image" and d["decision"] == "reject"}
+    tied_images = {d["key"] for d in build.decisions if d.get("unit") == "image" and d["decision"] == "tie"}
+    item_decisions = {d["key"]: d for d in build.decisions if d.get("unit") == "item"}
+    flagged = 0
+    for item in build.items:
+        stems = {Path(p).stem for p in item.images}
+        bad = stems & set(rejected_images)
+        if bad:
+            flagged += 1
+            reasons = sorted({r for k in bad for r in rejected_images[k].get("reasons", [])})
+            out.findings.append(Finding("error", "decisions", item.id,
+                                        f"uses {len(bad)} image(s) rejected in annotation "
+                                        f"({', '.join(reasons) or 'no reason given'}); rebuild excluding them"))
+        if stems & tied_images:
+            out.findings.append(Finding("warning", "decisions", item.id,
+                                        "uses an image whose annotators tied; needs an expert decision"))
+        decision = item_decisions.get(item.id)
+        if decision and decision["decision"] == "reject":
+            flagged += 1
+            out.findings.append(Finding("error", "decisions", item.id,
+                                        f"rejected in annotation: {', '.join(decision.get('reasons', [])) or 'no reason given'}"))
+        elif decision and decision["decision"] == "tie":
+            out.findings.append(Finding("warning", "decisions", item.id, "annotators tied; needs an expert decision"))
+    out.stats = {"decisions": len(build.decisions), "rejected_images": len(rejected_images),
+                 "items_flagged": flagged}
+    return out
+
+
+CHECKS = [("schema", check_schema), ("media", check_media), ("duplicates", check_duplicates),
+          ("answers", check_answers), ("balance", check_balance), ("shortcuts", check_shortcuts),
+          ("decisions", check_decisions)]
