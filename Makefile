@@ -7,10 +7,23 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# Debian packages the toolkit loads at run time.
+# Debian packages the toolkit loads at run time, and those the tests drive:
+# a real browser for the annotation UI test and a real PostgreSQL server.
 APT_PACKAGES := libcairo2
+TEST_APT_PACKAGES := chromium postgresql
+LS_VENV := .venv-ls
+LS_STAMP := $(LS_VENV)/.installed
+TEST_STAMP := $(VENV)/.test-installed
 
-.PHONY: setup build-carv qc release test bench clean
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages: $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+endef
+
+.PHONY: setup setup-label-studio build-carv qc release annotate test bench clean
 
 BENCH ?= carv
 
@@ -19,14 +32,22 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "cogforge needs Python >= 3.11 as $(PYTHON) (set PYTHON=...)"; exit 1; }
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "installing Debian packages: $$missing"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install,$(APT_PACKAGES))
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
+	@touch $@
+
+# The Label Studio server pins its own SDK, so it lives in a virtual environment of its own.
+$(LS_STAMP): annotation/requirements-label-studio.lock
+	@test -x $(LS_VENV)/bin/python || $(PYTHON) -m venv $(LS_VENV)
+	$(LS_VENV)/bin/python -m pip install -q --disable-pip-version-check -r annotation/requirements-label-studio.lock
+	@touch $@
+
+setup-label-studio: $(LS_STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(call apt_install,$(TEST_APT_PACKAGES))
 	@touch $@
 
 build-carv: $(STAMP)
@@ -40,7 +61,11 @@ release: $(STAMP)
 	@test -n "$(VERSION)" || { echo "usage: make release BENCH=carv VERSION=X.Y.Z"; exit 2; }
 	$(VENV)/bin/cogforge release build/$(BENCH) --version $(VERSION)
 
-test: $(STAMP)
+# Starts Label Studio on http://127.0.0.1:8080 (PORT=...) and prints how to log in.
+annotate: $(STAMP) $(LS_STAMP)
+	$(VENV)/bin/cogforge annotate serve --port $(or $(PORT),8080)
+
+test: $(STAMP) $(LS_STAMP) $(TEST_STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)

@@ -31,10 +31,19 @@ def _summary(manifest: dict, out_dir: Path) -> str:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from annotation.decisions import decisions_path, load_decisions
+
     module = builders.get(args.benchmark)
     out_dir = Path(args.out or f"build/{args.benchmark}")
+    decisions = load_decisions(args.decisions or decisions_path(args.benchmark))
+    # Images people rejected in annotation are left out of the rebuild.
+    excluded = [d["state"] for d in decisions
+                if d["unit"] == "image" and d["decision"] == "reject" and d.get("state")]
+    kwargs = {"excluded": excluded} if excluded else {}
     manifest = module.build(out_dir, seed=args.seed, config_path=args.config,
-                            progress=not args.quiet)
+                            progress=not args.quiet, **kwargs)
+    if excluded:
+        print(f"left out {len(excluded)} states rejected in annotation")
     print(_summary(manifest, out_dir))
     return 0
 
@@ -83,6 +92,44 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_annotate(args: argparse.Namespace) -> int:
+    from annotation import agreement as agr
+    from annotation import projects
+    from annotation.server import serve
+
+    if args.action == "serve":
+        return serve(args.port)
+    if args.action == "push":
+        if not args.target or not args.stage:
+            raise SystemExit("usage: cogforge annotate push BUILD --stage STAGE [--annotators N]")
+        r = projects.push(args.target, args.stage, args.annotators)
+        print(f"project {r['project']} ({r['title']}): {'created' if r['created'] else 'updated'}, "
+              f"{r['added']} tasks added, {r['present']} already there, "
+              f"{len(r['disappeared'])} no longer in the build")
+        for key in r["disappeared"][:20]:
+            print(f"  gone from the build: {key}")
+        print(f"  open {r['url']}")
+        return 0
+    if args.action == "pull":
+        if not args.target or not args.target.isdigit():
+            raise SystemExit("usage: cogforge annotate pull PROJECT_ID")
+        r = projects.pull(int(args.target))
+        print(f"snapshot {r['snapshot']}: {r['tasks']} tasks, {r['annotations']} annotations")
+        if r["decisions_file"]:
+            counts = ", ".join(f"{n} {k}" for k, n in sorted(r["decisions"].items())) or "none yet"
+            print(f"  decisions ({counts}) in {r['decisions_file']}")
+        return 0
+    if not args.target:
+        raise SystemExit("usage: cogforge annotate agreement PROJECT_ID|SNAPSHOT")
+    snapshot, path = projects.load_snapshot(args.target)
+    result = agr.agreement(snapshot)
+    out = Path(args.out) if args.out else path.with_suffix("").with_name(path.stem + "-agreement")
+    paths = agr.write_reports(result, out)
+    print(agr.table(result))
+    print(f"\n  report: {paths['markdown']} (and agreement.json)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cogforge", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -93,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--config", default=None, help="a config file (default: the builder's own)")
     build.add_argument("--out", default=None, help="build folder (default: build/<benchmark>)")
     build.add_argument("--quiet", action="store_true", help="no progress bars")
+    build.add_argument("--decisions", default=None,
+                       help="human decisions to apply (default: annotation/decisions/<benchmark>.jsonl)")
     build.set_defaults(func=cmd_build)
 
     qc = sub.add_parser("qc", help="check a build; writes qc_report.json and qc_report.md")
@@ -110,10 +159,23 @@ def main(argv: list[str] | None = None) -> int:
     rel.add_argument("--decisions", default=None, help="human decisions file for QC")
     rel.set_defaults(func=cmd_release)
 
+    ann = sub.add_parser("annotate", help="Label Studio: serve, push a build, pull annotations, agreement")
+    ann.add_argument("action", choices=["serve", "push", "pull", "agreement"])
+    ann.add_argument("target", nargs="?", help="push: a build folder; pull: a project id; "
+                                               "agreement: a project id or a snapshot file")
+    ann.add_argument("--stage", help="push: carv-image-audit, carv-human-baseline or item-validation")
+    ann.add_argument("--annotators", type=int, default=1, help="push: how many people see each task")
+    ann.add_argument("--port", type=int, default=8080, help="serve: the port on 127.0.0.1")
+    ann.add_argument("--out", default=None, help="agreement: report folder")
+    ann.set_defaults(func=cmd_annotate)
+
     args = parser.parse_args(argv)
+    from annotation.projects import AnnotationError
+    from annotation.server import ServerError
+
     try:
         return args.func(args)
-    except (ReleaseError, FileNotFoundError, DecisionError) as err:
+    except (ReleaseError, FileNotFoundError, DecisionError, AnnotationError, ServerError) as err:
         print(f"cogforge: {err}", file=sys.stderr)
         return 2
 

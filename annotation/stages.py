@@ -1,0 +1,117 @@
+"""Annotation stages: what a Label Studio project shows for a build, and what it decides.
+
+A stage names its labeling-config template (``annotation/templates/<stage>.xml``),
+turns a build into tasks (each keyed by a stable ``key``: an image's sha256 or an
+item id), optionally adds machine suggestions as predictions, and says which unit
+its accept/reject decisions apply to.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Literal
+from urllib.parse import quote
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def local_url(path: Path, document_root: Path) -> str:
+    """The URL Label Studio's local-file serving gives a file under its document root."""
+    try:
+        rel = path.resolve().relative_to(document_root.resolve())
+    except ValueError:
+        raise ValueError(f"{path} is not under Label Studio's document root {document_root}; "
+                         "build inside the project folder or set LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT") from None
+    return "/data/local-files/?d=" + quote(rel.as_posix())
+
+
+def _items(build: Path) -> list[dict]:
+    return [json.loads(line) for line in (build / "items.jsonl").read_text().splitlines()]
+
+
+def _item_html(item: dict, build: Path, document_root: Path, with_answer: bool) -> str:
+    figures = "".join(
+        f'<figure style="margin:0 6px 6px 0;display:inline-block;text-align:center">'
+        f'<img src="{local_url(build / p, document_root)}" alt="image {n}" '
+        f'style="width:180px;height:180px;border:1px solid #ccc"/>'
+        f'<figcaption>Image {n}</figcaption></figure>'
+        for n, p in enumerate(item["images"], 1))
+    parts = [f'<div style="font-family:sans-serif"><div>{figures}</div>',
+             f'<p style="white-space:pre-wrap">{html.escape(item["question"])}</p>']
+    if item.get("options"):
+        parts.append("<ol type='A'>" + "".join(f"<li>{html.escape(o)}</li>" for o in item["options"]) + "</ol>")
+    if with_answer:
+        parts.append(f"<p><b>Answer:</b> {html.escape(item['answer'])}</p>")
+    parts.append(f'<p style="color:#888">{html.escape(item["id"])}</p></div>')
+    return "".join(parts)
+
+
+def carv_image_audit_tasks(build: Path, document_root: Path) -> list[dict]:
+    rows = [json.loads(line) for line in (build / "states.jsonl").read_text().splitlines()]
+    return [{"key": Path(r["image"]).stem, "image": local_url(build / r["image"], document_root),
+             "intended": f"Intended: {r['caption']}", "state": r["state"]} for r in rows]
+
+
+def carv_image_audit_predictions(build: Path, tasks: list[dict]) -> dict[str, list[dict]]:
+    """Machine suggestions from QC: accept unless an image fails the media or duplicate checks."""
+    from qc.checks import check_duplicates, check_media
+    from qc.core import load_build
+
+    loaded = load_build(build)
+    flagged: dict[str, str] = {}
+    for finding in check_media(loaded).findings + check_duplicates(loaded).findings:
+        if finding.severity == "error" and finding.target.startswith("images/"):
+            flagged[Path(finding.target).stem] = "overlap" if "near-duplicate" in finding.message else "unrecognisable"
+    out = {}
+    for task in tasks:
+        reason = flagged.get(task["key"])
+        result = [{"from_name": "verdict", "to_name": "image", "type": "choices",
+                   "value": {"choices": ["reject" if reason else "accept"]}}]
+        if reason:
+            result.append({"from_name": "reasons", "to_name": "image", "type": "choices",
+                           "value": {"choices": [reason]}})
+        out[task["key"]] = [{"model_version": "cogforge-qc", "score": 1.0, "result": result}]
+    return out
+
+
+def human_baseline_tasks(build: Path, document_root: Path) -> list[dict]:
+    # The ground truth is not in the task: annotators could read task data.
+    return [{"key": i["id"], "html": _item_html(i, build, document_root, with_answer=False)}
+            for i in _items(build)]
+
+
+def item_validation_tasks(build: Path, document_root: Path) -> list[dict]:
+    return [{"key": i["id"], "html": _item_html(i, build, document_root, with_answer=True)}
+            for i in _items(build)]
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    benchmark: str | None  # None: any benchmark
+    unit: Literal["image", "item"]
+    decides: bool  # whether the stage's accept/reject becomes a decision
+    tasks: Callable[[Path, Path], list[dict]]
+    predictions: Callable[[Path, list[dict]], dict[str, list[dict]]] | None = None
+    caption_question: str | None = None  # a free-text answer scored against the ground truth
+
+    @property
+    def label_config(self) -> str:
+        return (TEMPLATES / f"{self.name}.xml").read_text()
+
+
+STAGES = {s.name: s for s in [
+    Stage("carv-image-audit", "carv", "image", True, carv_image_audit_tasks, carv_image_audit_predictions),
+    Stage("carv-human-baseline", "carv", "item", False, human_baseline_tasks, caption_question="caption"),
+    Stage("item-validation", None, "item", True, item_validation_tasks),
+]}
+
+
+def get_stage(name: str) -> Stage:
+    try:
+        return STAGES[name]
+    except KeyError:
+        raise ValueError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}") from None
