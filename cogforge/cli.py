@@ -130,6 +130,59 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from evaluate.client import Endpoint
+
+    if args.action == "score":
+        from evaluate import report
+        from evaluate.judge import Judges
+        from evaluate.score import score
+
+        judges = None
+        if args.judge:
+            endpoints = []
+            for spec in args.judge:
+                model, sep, url = spec.partition("@")
+                if not sep:
+                    raise SystemExit(f"--judge {spec!r}: expected MODEL@BASE_URL")
+                endpoints.append(Endpoint(url, model, api_key_env=args.api_key_env))
+            judges = Judges(tuple(endpoints), args.judge_agree or len(endpoints))
+        results = score(args.release, args.predictions, judges, args.allow_unverified,
+                        True if args.circular else None)
+        out = Path(args.out) if args.out else Path(args.predictions[0]).with_suffix(".scores")
+        paths = report.write(results, out)
+        for model, r in results["models"].items():
+            o, e, p = r["overall"], r["answer_extraction"], r["problems"]
+            lo, hi = o["ci95"]
+            print(f"{model}: accuracy {100 * o['accuracy']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] on {o['n']} items "
+                  f"(chance {100 * o['chance']:.1f}%); answers not parsed {100 * e['fail_rate']:.1f}%")
+            for kind in ("malformed", "duplicate_ids", "unknown_ids"):
+                for problem in p[kind][:20]:
+                    print(f"  {kind.replace('_', ' ')}: {problem}")
+            if p["missing_ids"]:
+                print(f"  missing: {len(p['missing_ids'])} items count as wrong, e.g. {p['missing_ids'][:5]}")
+        print(f"report: {paths['markdown']}")
+        return 0
+    if args.action == "run":
+        from evaluate.run import run
+
+        if not args.model or not args.base_url:
+            raise SystemExit("usage: cogforge eval run --release R --model M --base-url URL")
+        endpoint = Endpoint(args.base_url, args.model, args.api_key_env, args.timeout, args.retries)
+        out = Path(args.out or f"predictions/{args.model.replace('/', '_')}.jsonl")
+        r = run(args.release, endpoint, out, args.concurrency, args.temperature, args.max_tokens,
+                args.circular, args.limit)
+        print(f"{out}: {r['requests']} requests, {r['from_cache']} from the cache, {r['asked']} asked, "
+              f"{r['failed']} failed")
+        return 1 if r["failed"] else 0
+    from evaluate.baselines import write_baseline
+
+    out = Path(args.out or f"predictions/baseline-{args.kind}.jsonl")
+    write_baseline(args.release, args.kind, out, args.seed)
+    print(f"wrote {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cogforge", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -168,6 +221,28 @@ def main(argv: list[str] | None = None) -> int:
     ann.add_argument("--port", type=int, default=8080, help="serve: the port on 127.0.0.1")
     ann.add_argument("--out", default=None, help="agreement: report folder")
     ann.set_defaults(func=cmd_annotate)
+
+    ev = sub.add_parser("eval", help="score predictions on a release, run a model, or write a baseline")
+    ev.add_argument("action", choices=["score", "run", "baseline"])
+    ev.add_argument("--release", required=True, help="a release folder, e.g. releases/carv/1.0.0")
+    ev.add_argument("--predictions", nargs="+", help="score: predictions files, one per model")
+    ev.add_argument("--out", default=None, help="score: report folder; run/baseline: predictions file")
+    ev.add_argument("--allow-unverified", action="store_true", help="score a release whose hashes fail")
+    ev.add_argument("--circular", action="store_true", help="multiple choice: every rotation of the options")
+    ev.add_argument("--judge", action="append", help="score: an LLM judge MODEL@BASE_URL (repeat for an ensemble)")
+    ev.add_argument("--judge-agree", type=int, default=None, help="score: judges that must agree (default: all)")
+    ev.add_argument("--model", help="run: the model name the endpoint serves")
+    ev.add_argument("--base-url", help="run: e.g. http://127.0.0.1:8000/v1")
+    ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    ev.add_argument("--concurrency", type=int, default=4)
+    ev.add_argument("--retries", type=int, default=4)
+    ev.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    ev.add_argument("--temperature", type=float, default=0.0)
+    ev.add_argument("--max-tokens", type=int, default=512)
+    ev.add_argument("--limit", type=int, default=None, help="run: only the first N items")
+    ev.add_argument("--kind", choices=["random", "majority", "choices-only"], default="random")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.set_defaults(func=cmd_eval)
 
     args = parser.parse_args(argv)
     from annotation.projects import AnnotationError

@@ -19,6 +19,7 @@ piece of furniture, another relation) makes the caption wrong.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -54,14 +55,16 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+@functools.lru_cache(maxsize=None)
+def _pattern(phrases: tuple[str, ...]) -> re.Pattern:
+    # Longest alternatives first, so "on top of" wins over "on" at the same position.
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"\b(?:{alternatives})\b")
+
+
 def _find(text: str, phrases: list[str]) -> list[tuple[int, int, str]]:
-    """Non-overlapping matches of whole-word phrases, longest first: (start, end, phrase)."""
-    taken: list[tuple[int, int, str]] = []
-    for phrase in sorted(phrases, key=len, reverse=True):
-        for m in re.finditer(rf"\b{re.escape(phrase)}\b", text):
-            if all(m.end() <= s or m.start() >= e for s, e, _ in taken):
-                taken.append((m.start(), m.end(), phrase))
-    return sorted(taken)
+    """Non-overlapping matches of whole-word phrases, left to right: (start, end, phrase)."""
+    return [(m.start(), m.end(), m.group(0)) for m in _pattern(tuple(phrases)).finditer(text)]
 
 
 @dataclass
@@ -75,6 +78,7 @@ class Parse:
     spatial_relation: set[str] = field(default_factory=set)
 
 
+@functools.lru_cache(maxsize=65536)
 def parse_caption(caption: str) -> Parse:
     text = _norm(caption)
     out = Parse()
@@ -135,3 +139,54 @@ def judge_caption(caption: str, answer: dict) -> bool:
         if values != {answer[prop]}:
             return False
     return True
+
+
+# --------------------------------------------------------------------------- scoring plugin
+
+STATES = 9 * 2 * 2 * 3 * 4
+TABLE2 = ["Single", "Union SS", "Union DS", "Intersection SS", "Intersection DS", "Difference SS", "Difference DS"]
+
+
+def is_correct(answer: str, row: dict) -> bool:
+    return judge_caption(answer, row["meta"]["states"]["answer"])
+
+
+def chance(row: dict) -> float:
+    """A uniform guess over the world's 432 states."""
+    return 1 / STATES
+
+
+def strata(row: dict) -> dict[str, str | None]:
+    """The paper's Table 2 columns (two atomic changes per pair) and Figure 6 (|T| = 2, 3, 4)."""
+    meta = row["meta"]
+    column, atomic = meta["table2_column"], meta["atomic"]
+    scaling = column in ("Union SS", "Intersection SS")
+    return {"Table 2": column if atomic == 2 else None,
+            "atomic changes": f"{column}, {atomic} changes" if scaling else None}
+
+
+def tables(records: list[dict]) -> dict[str, dict[str, float]]:
+    """Accuracy in the paper's Table 2 layout and by number of atomic changes."""
+    groups: dict[str, list[bool]] = {}
+    scaling: dict[str, list[bool]] = {}
+    for r in records:
+        column = r["strata"].get("Table 2")
+        if column:
+            groups.setdefault(column, []).append(r["correct"])
+        if r["strata"].get("atomic changes"):
+            scaling.setdefault(r["strata"]["atomic changes"], []).append(r["correct"])
+    return {"Table 2": {c: sum(groups[c]) / len(groups[c]) for c in TABLE2 if c in groups},
+            "atomic changes": {k: sum(v) / len(v) for k, v in sorted(scaling.items())}}
+
+
+def random_answer(rng) -> str:
+    """The caption of a uniformly random state: the random baseline's guess."""
+    return rng.choice(_all_captions())
+
+
+@functools.cache
+def _all_captions() -> list[str]:
+    from generators.carv import load_world
+
+    world = load_world()
+    return [world.caption(s) for s in world.states()]

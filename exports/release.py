@@ -54,7 +54,7 @@ def read_rows(release: Path | str) -> list[dict]:
     """Every row of a release, all splits, in file order."""
     rows = []
     for path in sorted((Path(release) / "data").glob("*.jsonl")):
-        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return rows
 
 

@@ -21,6 +21,15 @@ def carv_build(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def carv_release(carv_build, tmp_path_factory) -> Path:
+    """The full CARV build released as 1.0.0 (what `make release` does)."""
+    from exports.release import release
+
+    root = tmp_path_factory.mktemp("releases")
+    return release(carv_build, "1.0.0", root, decisions=root / "none.jsonl")
+
+
+@pytest.fixture(scope="session")
 def carv_items(carv_build) -> list[dict]:
     with open(carv_build / "items.jsonl") as handle:
         return [json.loads(line) for line in handle]

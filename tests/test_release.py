@@ -19,13 +19,6 @@ from exports.interop import read_vlmevalkit_tsv
 from exports.release import ReleaseError, diff, release, verify
 
 
-@pytest.fixture(scope="module")
-def carv_release(carv_build, tmp_path_factory) -> Path:
-    """The full CARV build released as 1.0.0 (what `make release` does)."""
-    root = tmp_path_factory.mktemp("releases")
-    return release(carv_build, "1.0.0", root, decisions=root / "none.jsonl")
-
-
 @pytest.fixture
 def small_build(tmp_path) -> Path:
     config = write_small_config(tmp_path / "c.toml", [("single", "single", "single", 2, 20),

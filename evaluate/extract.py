@@ -1,0 +1,144 @@
+"""Reading predictions and extracting answers from model responses.
+
+Predictions are JSON lines ``{"id": ..., "response": "..."}`` (extra fields kept).
+For multiple choice under circular evaluation, a rotated variant's id is
+``<item id>::rot<r>`` and its options are the item's rotated left by ``r``.
+
+Extraction is layered. The deterministic parser runs first and says how it found
+the answer: ``json`` (a JSON object with ``answer``/``caption``), ``final`` (a
+final-answer phrase), ``letter`` (an option letter), ``option`` (an option's text),
+``yes/no``, or ``text`` (a short free-text reply taken whole). Only when it fails,
+and only when asked, an LLM judge is consulted (``evaluate/judge.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROTATION = re.compile(r"^(?P<id>.+)::rot(?P<r>\d+)$")
+
+
+@dataclass
+class PredictionProblems:
+    malformed: list[str] = field(default_factory=list)  # "line N: why"
+    duplicates: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"malformed": self.malformed, "duplicate_ids": self.duplicates,
+                "unknown_ids": self.unknown, "missing_ids": self.missing}
+
+
+def read_predictions(path: Path | str, known: set[str]) -> tuple[dict[str, dict], PredictionProblems]:
+    """Predictions by id; every problem is reported with its line number, nothing dropped silently.
+
+    ``known`` holds the ids the release expects (rotated ids included).
+    """
+    problems = PredictionProblems()
+    out: dict[str, dict] = {}
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"predictions file {path} does not exist")
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                problems.malformed.append(f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
+                continue
+            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                problems.malformed.append(f"line {number}: needs a string 'id'")
+                continue
+            if not isinstance(row.get("response"), str):
+                problems.malformed.append(f"line {number}: id {row['id']}: 'response' must be a string")
+                continue
+            if row["id"] not in known:
+                problems.unknown.append(f"line {number}: {row['id']}")
+                continue
+            if row["id"] in out:
+                problems.duplicates.append(f"line {number}: {row['id']} (first kept)")
+                continue
+            out[row["id"]] = row
+    return out, problems
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def _json_answer(text: str) -> str | None:
+    for match in re.finditer(r"\{[^{}]*\}", text, re.S):
+        try:
+            obj = json.loads(match.group(0))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            for key in ("answer", "caption", "final_answer", "choice", "option"):
+                if isinstance(obj.get(key), (str, int)):
+                    return str(obj[key]).strip()
+    return None
+
+
+_FINAL = re.compile(r"(?:final answer|answer|caption)\s*(?:is|:)\s*[\"'*]*([^\n\"*]+)", re.I)
+_LETTER_ALONE = re.compile(r"^\s*\(?([A-Z])\)?[.:)]?\s*$")
+_LETTER_LEAD = re.compile(r"^\s*\(?([A-Z])[.:)]\s")
+
+
+def _letter(text: str, k: int) -> str | None:
+    valid = {chr(65 + i) for i in range(k)}
+    candidates = [text.strip()]
+    final = _FINAL.findall(text)
+    if final:
+        candidates.insert(0, final[-1].strip())
+    for candidate in candidates:
+        for pattern in (_LETTER_ALONE, _LETTER_LEAD):
+            m = pattern.match(candidate)
+            if m and m.group(1) in valid:
+                return m.group(1)
+    m = re.findall(r"\b(?:option|choice|answer)\s*\(?([A-Z])\)?\b", text, re.I)
+    if m and m[-1].upper() in valid:
+        return m[-1].upper()
+    return None
+
+
+def extract(response: str, options: list[str] | None) -> tuple[str | None, str]:
+    """(answer, method). For multiple choice the answer is an option's text; else free text."""
+    text = response.strip()
+    if not text:
+        return None, "empty"
+    if options:
+        inner = _json_answer(text)
+        for candidate, method in ((inner, "json"), (text, "letter")):
+            if candidate is None:
+                continue
+            letter = _letter(candidate, len(options))
+            if letter:
+                return options[ord(letter) - 65], "json" if method == "json" else "letter"
+            lowered = candidate.strip().strip(".").lower()
+            for option in options:
+                if lowered == option.lower():
+                    return option, "option" if method == "letter" else "json"
+        mentioned = [o for o in options if re.search(rf"\b{re.escape(o.lower())}\b", text.lower())]
+        if len(mentioned) == 1:
+            return mentioned[0], "option"
+        return None, "unparsed"
+    inner = _json_answer(text)
+    if inner:
+        return inner, "json"
+    final = _FINAL.findall(text)
+    if final:
+        return final[-1].strip().strip("."), "final"
+    if text.lower().strip(".") in ("yes", "no"):
+        return text.lower().strip("."), "yes/no"
+    if len(text.split()) <= 25 and "\n" not in text:
+        return text, "text"
+    return None, "unparsed"
+
+
+def rotate(options: list[str], r: int) -> list[str]:
+    return options[r:] + options[:r]

@@ -1,0 +1,113 @@
+"""Running a model on a release through an OpenAI-compatible chat-completions endpoint.
+
+Each item goes out as one user message: its images as PNG data URLs, in prompt
+order, then its question (and lettered options for multiple choice; with
+``circular``, every rotation of the options as its own request). Requests run with
+bounded concurrency; each answer is appended to an on-disk cache as it arrives, so
+an interrupted run resumes without asking again. The predictions file that
+``score`` reads is written whole at the end, with a ``.meta.json`` beside it that
+records the model, endpoint, temperature and max tokens (never the API key).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+import httpx
+from tqdm import tqdm
+
+from evaluate.client import Endpoint, EndpointError, chat
+from evaluate.extract import rotate
+from evaluate.score import load_release
+
+
+def _data_url(path: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
+
+
+def messages(row: dict, release: Path, options: list[str] | None) -> list[dict]:
+    content: list[dict] = [{"type": "image_url", "image_url": {"url": _data_url(release / "data" / p)}}
+                           for p in row["file_names"]]
+    text = row["question"]
+    if options:
+        text += "\nOptions:\n" + "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(options))
+        text += "\nAnswer with the letter of the correct option."
+    content.append({"type": "text", "text": text})
+    return [{"role": "user", "content": content}]
+
+
+def requests_for(rows: list[dict], circular: bool) -> list[tuple[str, dict, list[str] | None]]:
+    out = []
+    for row in rows:
+        out.append((row["id"], row, row["options"]))
+        if circular and row["options"]:
+            out += [(f"{row['id']}::rot{k}", row, rotate(row["options"], k)) for k in range(1, len(row["options"]))]
+    return out
+
+
+def _read_cache(path: Path) -> dict[str, str]:
+    cache = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by an interruption: asked again
+            cache[row["id"]] = row["response"]
+    return cache
+
+
+def run(release: Path | str, endpoint: Endpoint, out: Path | str, concurrency: int = 4,
+        temperature: float = 0.0, max_tokens: int = 512, circular: bool = False,
+        limit: int | None = None, progress: bool = True) -> dict:
+    """Ask the model every item; returns counts (asked, cached, failed)."""
+    release, out = Path(release), Path(out)
+    rows, info = load_release(release)
+    rows = rows[:limit] if limit else rows
+    todo = requests_for(rows, circular)
+    cache_path = out.with_name(out.name + ".cache.jsonl")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cache = _read_cache(cache_path)
+    pending = [t for t in todo if t[0] not in cache]
+    errors: dict[str, str] = {}
+    lock = threading.Lock()
+    with httpx.Client(timeout=endpoint.timeout) as client, open(cache_path, "a", encoding="utf-8") as handle, \
+            ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = {pool.submit(chat, endpoint, messages(row, release, options), temperature, max_tokens, client): rid
+                   for rid, row, options in pending}
+        bar = tqdm(total=len(futures), desc=f"ask {endpoint.model}", disable=not progress)
+        for future in as_completed(futures):
+            rid = futures[future]
+            try:
+                text = future.result()
+            except EndpointError as err:
+                errors[rid] = str(err)
+            else:
+                with lock:
+                    cache[rid] = text
+                    handle.write(json.dumps({"id": rid, "response": text}, ensure_ascii=False) + "\n")
+                    handle.flush()
+            bar.update()
+        bar.close()
+    lines = []
+    for rid, _, _ in todo:
+        if rid in cache:
+            lines.append({"id": rid, "response": cache[rid]})
+        else:
+            lines.append({"id": rid, "response": "", "error": errors.get(rid, "not asked")})
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    tmp.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    os.replace(tmp, out)
+    meta = {"model": endpoint.model, "base_url": endpoint.base_url, "temperature": temperature,
+            "max_tokens": max_tokens, "circular": circular, "release": info["release"],
+            "benchmark": info["benchmark"], "version": info["version"], "requests": len(todo),
+            "answered": len(todo) - len(errors), "failed": len(errors), "timeout_s": endpoint.timeout,
+            "retries": endpoint.retries}
+    out.with_name(out.name + ".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    return {"requests": len(todo), "from_cache": len(todo) - len(pending), "asked": len(pending),
+            "failed": len(errors), "errors": errors}
