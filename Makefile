@@ -7,9 +7,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# Debian packages the toolkit loads at run time, and those the tests drive:
+# Debian packages the toolkit loads at run time (cairo for CARV's renderer; WordNet
+# 3.0 and the colour emoji font for CONSTRUCTURE), and those the tests drive:
 # a real browser for the annotation UI test and a real PostgreSQL server.
-APT_PACKAGES := libcairo2
+APT_PACKAGES := libcairo2 wordnet-base wordnet-sense-index fonts-noto-color-emoji
 TEST_APT_PACKAGES := chromium postgresql
 LS_VENV := .venv-ls
 LS_STAMP := $(LS_VENV)/.installed
@@ -23,7 +24,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: setup setup-label-studio build-carv qc release annotate test bench clean
+.PHONY: setup setup-label-studio build-carv build-constructure qc release annotate test bench clean
 
 BENCH ?= carv
 
@@ -53,6 +54,9 @@ $(TEST_STAMP): $(STAMP)
 build-carv: $(STAMP)
 	$(VENV)/bin/cogforge build carv
 
+build-constructure: $(STAMP)
+	$(VENV)/bin/cogforge build constructure
+
 qc: $(STAMP)
 	$(VENV)/bin/cogforge qc build/$(BENCH)
 
@@ -72,4 +76,4 @@ bench: $(STAMP)
 	$(PY) -m cogforge.bench
 
 clean:
-	rm -rf build .pytest_cache  # releases/ are kept: they are immutable
+	rm -rf build .pytest_cache .cache  # releases/ are kept: they are immutable
