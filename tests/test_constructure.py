@@ -150,3 +150,18 @@ def test_qc_runs_clean_on_the_build(cbuild, tmp_path):
     assert report.passed and report.warnings == 0, [f for f in report.findings if f.severity != "info"][:5]
     baselines = {r["stratum"]: r for r in report.stats["shortcuts"]["baselines"] if r["baseline"] == "choices-only"}
     assert set(baselines) == {"atomic", "abstraction", "concretization", "common-ancestor"}
+
+
+def test_scores_break_down_by_concept_level(cbuild, tmp_path):
+    from evaluate.score import score
+    from exports.release import release
+
+    folder = release(cbuild, "1.0.0", tmp_path / "rel", decisions=tmp_path / "none.jsonl")
+    rows = [json.loads(l) for l in (folder / "data" / "test.jsonl").read_text().splitlines()]
+    preds = tmp_path / "p.jsonl"
+    preds.write_text("".join(json.dumps({"id": r["id"], "response": f"Answer: {json.loads(r['meta'])['answer_letter']}"})
+                             + "\n" for r in rows))
+    result = score(folder, [preds])["models"]["p"]
+    assert result["breakdown"]["split"]["test"]["accuracy"] == 1.0
+    assert result["breakdown"]["split"]["train"]["accuracy"] == 0.0  # no predictions: counted wrong
+    assert {"level 0", "level 1", "level 2"} <= set(result["breakdown"]["concept level"])
