@@ -236,10 +236,7 @@ def table(result: dict) -> str:
 
 
 def heatmap(q: dict, path: Path, title: str) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from cogforge.plots import figure
 
     people = sorted(q["per_annotator"])
     grid = np.full((len(people), len(people)), np.nan)
@@ -250,19 +247,17 @@ def heatmap(q: dict, path: Path, title: str) -> Path:
             if pair and pair["kappa"] is not None:
                 grid[i, j] = pair["kappa"]
     size = 2.2 + 0.9 * len(people)
-    fig, ax = plt.subplots(figsize=(size + 1.2, size))
-    im = ax.imshow(grid, vmin=-1, vmax=1, cmap="RdYlGn")
-    ax.set_xticks(range(len(people)), [p.split("@")[0] for p in people], rotation=45, ha="right")
-    ax.set_yticks(range(len(people)), [p.split("@")[0] for p in people])
-    for i in range(len(people)):
-        for j in range(len(people)):
-            if not np.isnan(grid[i, j]):
-                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9)
-    ax.set_title(title)
-    fig.colorbar(im, ax=ax, label="Cohen's kappa")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with figure(path, (size + 1.2, size)) as (fig, ax):
+        im = ax.imshow(grid, vmin=-1, vmax=1, cmap="RdYlGn")
+        labels = [p.split("@")[0] for p in people]
+        ax.set_xticks(range(len(people)), labels, rotation=45, ha="right")
+        ax.set_yticks(range(len(people)), labels)
+        for i in range(len(people)):
+            for j in range(len(people)):
+                if not np.isnan(grid[i, j]):
+                    ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9)
+        ax.set_title(title)
+        fig.colorbar(im, ax=ax, label="Cohen's kappa")
     return path
 
 

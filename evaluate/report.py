@@ -13,33 +13,29 @@ def _pct(x) -> str:
 
 
 def _bars(results: dict, family: str, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from cogforge.plots import figure
 
     models = list(results["models"])
     strata = sorted({s for m in models for s in results["models"][m]["breakdown"].get(family, {})})
     width = 0.8 / len(models)
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(strata) * max(1, len(models) / 2) + 2), 4.2))
     x = np.arange(len(strata))
-    for i, model in enumerate(models):
-        b = results["models"][model]["breakdown"].get(family, {})
-        acc = [100 * b[s]["accuracy"] if s in b else 0 for s in strata]
-        lo = [max(0.0, 100 * (b[s]["accuracy"] - b[s]["ci95"][0])) if s in b else 0 for s in strata]
-        hi = [max(0.0, 100 * (b[s]["ci95"][1] - b[s]["accuracy"])) if s in b else 0 for s in strata]
-        ax.bar(x + i * width - 0.4 + width / 2, acc, width, yerr=[lo, hi], capsize=2, label=model)
-    chance = [100 * next(iter(results["models"].values()))["breakdown"][family][s]["chance"] for s in strata]
-    ax.scatter(x, chance, marker="_", s=400, color="black", zorder=3, label="chance")
-    ax.set_xticks(x, strata, rotation=30, ha="right")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_ylim(0, 105)
-    ax.set_title(f"Accuracy by {family} (95% CI)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with figure(path, (max(6, 0.9 * len(strata) * max(1, len(models) / 2) + 2), 4.2)) as (fig, ax):
+        for i, model in enumerate(models):
+            b = results["models"][model]["breakdown"].get(family, {})
+            acc = [100 * b[s]["accuracy"] if s in b else 0 for s in strata]
+            lo = [max(0.0, 100 * (b[s]["accuracy"] - b[s]["ci95"][0])) if s in b else 0 for s in strata]
+            hi = [max(0.0, 100 * (b[s]["ci95"][1] - b[s]["accuracy"])) if s in b else 0 for s in strata]
+            ax.bar(x + i * width - 0.4 + width / 2, acc, width, yerr=[lo, hi], capsize=2, label=model)
+        first = next(iter(results["models"].values()))["breakdown"][family]
+        ax.scatter(x, [100 * first[s]["chance"] if s in first else 0 for s in strata],
+                   marker="_", s=400, color="black", zorder=3, label="chance")
+        ax.set_xticks(x, strata, rotation=30, ha="right")
+        ax.set_ylabel("accuracy (%)")
+        ax.set_ylim(0, 105)
+        ax.set_title(f"Accuracy by {family} (95% CI)")
+        ax.legend(fontsize=8)
     return path
 
 
