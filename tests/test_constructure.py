@@ -165,3 +165,25 @@ def test_scores_break_down_by_concept_level(cbuild, tmp_path):
     assert result["breakdown"]["split"]["test"]["accuracy"] == 1.0
     assert result["breakdown"]["split"]["train"]["accuracy"] == 0.0  # no predictions: counted wrong
     assert {"level 0", "level 1", "level 2"} <= set(result["breakdown"]["concept level"])
+
+
+def test_qc_rejudges_questions_on_the_full_graph(cbuild, tmp_path):
+    import shutil
+
+    from qc import run_qc
+
+    copy = tmp_path / "b"
+    shutil.copytree(cbuild, copy)
+    lines = (copy / "items.jsonl").read_text().splitlines()
+    items = [json.loads(l) for l in lines]
+    k = next(n for n, i in enumerate(items) if i["task"] == "abstraction")
+    wrong = next(o for o in items[k]["options"] if o != items[k]["answer"])
+    items[k]["answer"] = wrong
+    items[k]["meta"]["answer_letter"] = chr(65 + items[k]["options"].index(wrong))
+    a = next(n for n, i in enumerate(items) if i["task"] == "atomic")
+    items[a]["answer"] = "No" if items[a]["answer"] == "Yes" else "Yes"
+    items[a]["meta"]["answer_letter"] = "A" if items[a]["answer"] == "Yes" else "B"
+    (copy / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    found = {f.target: f.message for f in run_qc(copy, tmp_path / "none.jsonl").findings if f.check == "constructure"}
+    assert "options satisfying the question" in found[items[k]["id"]]
+    assert "but the answer is" in found[items[a]["id"]]
