@@ -12,12 +12,29 @@ from builders import carv
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def default_build(benchmark: str, tmp_path_factory) -> Path:
+    """A full build of a benchmark with its default config, in a temporary folder."""
+    import builders
+
+    out = tmp_path_factory.mktemp(benchmark) / "build"
+    builders.get(benchmark).build(out, progress=False)
+    return out
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
 @pytest.fixture(scope="session")
 def carv_build(tmp_path_factory) -> Path:
     """A full CARV build with the default config (5,500 items)."""
-    out = tmp_path_factory.mktemp("carv") / "build"
-    carv.build(out, progress=False)
-    return out
+    return default_build("carv", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def constructure_build(tmp_path_factory) -> Path:
+    """A full CONSTRUCTURE build with the default config (built-in emoji images)."""
+    return default_build("constructure", tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
@@ -31,8 +48,7 @@ def carv_release(carv_build, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def carv_items(carv_build) -> list[dict]:
-    with open(carv_build / "items.jsonl") as handle:
-        return [json.loads(line) for line in handle]
+    return read_jsonl(carv_build / "items.jsonl")
 
 
 @pytest.fixture(scope="session")

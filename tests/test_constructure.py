@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from builders import constructure
+from conftest import read_jsonl
 from generators import constructure as images
 from generators import wordnet
 
@@ -24,15 +25,13 @@ def wn():
 
 
 @pytest.fixture(scope="session")
-def cbuild(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("constructure") / "build"
-    constructure.build(out, progress=False)
-    return out
+def cbuild(constructure_build) -> Path:
+    return constructure_build
 
 
 @pytest.fixture(scope="session")
 def citems(cbuild) -> list[dict]:
-    return [json.loads(l) for l in (cbuild / "items.jsonl").read_text().splitlines()]
+    return read_jsonl(cbuild / "items.jsonl")
 
 
 def test_emoji_mapping_points_at_visual_noun_synsets(wn):
