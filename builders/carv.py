@@ -42,14 +42,18 @@ import tomllib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Annotated, Iterable, Literal
+
+from pydantic import Field, model_validator
 
 from tqdm import tqdm
 
 from cogforge import __version__
 from cogforge.buildio import BuildWriter
+from cogforge.config import ConfigError, Schema, load
+from cogforge.stats import build_stats
 from cogforge.record import Item
-from generators.carv import PROPERTIES, SIZE, State, World, get_renderer, load_world
+from generators.carv import PROPERTIES, RENDERERS, SIZE, State, World, get_renderer, load_world
 
 NAME = "carv"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
@@ -330,26 +334,57 @@ def prompt(cell: Cell) -> str:
 # --------------------------------------------------------------------------- build
 
 
+class CellConfig(Schema):
+    """One Table 1 cell."""
+
+    id: Annotated[str, Field(min_length=1)]
+    setting: Setting
+    operation: Operation
+    atomic: Annotated[int, Field(ge=1, le=len(PROPERTIES))]
+    count: Annotated[int, Field(ge=1)]
+    column: str
+
+    @model_validator(mode="after")
+    def _single(self):
+        if (self.setting == "single") != (self.operation == "single"):
+            raise ValueError(f"cell {self.id!r}: a single-step cell has setting and operation 'single', "
+                             "and only such a cell has")
+        return self
+
+
+class Config(Schema):
+    """``builders/carv.toml``."""
+
+    seed: Annotated[int, Field(ge=0)] = 0
+    renderer: str = "procedural"
+    cells: Annotated[list[CellConfig], Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _cells(self):
+        ids = [c.id for c in self.cells]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ValueError(f"cell ids must be unique; repeated: {repeated}")
+        if self.renderer not in RENDERERS:
+            raise ValueError(f"renderer {self.renderer!r} is unknown; available: {sorted(RENDERERS)}")
+        return self
+
+
 def load_config(path: Path | str | None = None) -> dict:
+    """The config as a dict, validated (:class:`Config`), with every cell feasible."""
     path = Path(path or DEFAULT_CONFIG)
-    with open(path, "rb") as handle:
-        config = tomllib.load(handle)
-    ids = [c["id"] for c in config.get("cells", [])]
-    if not ids or len(ids) != len(set(ids)):
-        raise ValueError(f"{path}: 'cells' must list cells with unique ids, got {ids}")
-    return config
+    config = load(path, Config)
+    world = load_world()
+    for k, cell in enumerate(config.cells):
+        if not plans(Cell(**cell.model_dump()), world):
+            raise ConfigError(f"{path}: key cells[{k}] ({cell.id}): no combination of {cell.atomic} changed "
+                              f"properties fits setting {cell.setting!r} with operation {cell.operation!r}; "
+                              "lower 'atomic' or change the operation")
+    return config.model_dump()
 
 
 def _cells(config: dict) -> list[Cell]:
-    cells = []
-    for raw in config["cells"]:
-        try:
-            cells.append(Cell(**raw))
-        except TypeError as err:
-            raise ValueError(f"CARV config, cell {raw.get('id', '?')}: {err}") from None
-        if raw["setting"] == "single" and raw["operation"] != "single":
-            raise ValueError(f"CARV config, cell {raw['id']}: a single-step cell has operation 'single'")
-    return cells
+    return [Cell(**raw) for raw in config["cells"]]
 
 
 def _render_all(renderer, states: list[State], progress: bool) -> list[bytes]:
@@ -421,6 +456,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         image_of = {s: writer.add_image(png) for s, png in zip(states, pngs)}
         items = make_items(cells, drawn, image_of, world)
         writer.write_items(items)
+        writer.write_text("stats.md", build_stats(items))
         writer.write_text("states.jsonl", "".join(
             json.dumps({"state": s._asdict(), "caption": world.caption(s), "image": image_of[s]})
             + "\n" for s in states))

@@ -247,10 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from annotation.projects import AnnotationError
     from annotation.server import ServerError
+    from cogforge.config import ConfigError
 
     try:
         return args.func(args)
-    except (ReleaseError, FileNotFoundError, DecisionError, AnnotationError, ServerError) as err:
+    except (ReleaseError, FileNotFoundError, DecisionError, AnnotationError, ServerError, ConfigError) as err:
         print(f"cogforge: {err}", file=sys.stderr)
         return 2
 

@@ -43,7 +43,9 @@ def read_predictions(path: Path | str, known: set[str]) -> tuple[dict[str, dict]
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"predictions file {path} does not exist")
-    with open(path, encoding="utf-8", errors="replace") as handle:
+    # utf-8-sig: a byte-order mark (as some editors and Windows tools write) is not data;
+    # text mode reads CRLF line ends as plain line ends.
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue

@@ -150,6 +150,7 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
             "tasks": dict(sorted(manifest.get("counts", {}).get("by_task", {}).items())),
             "extra_exports": sorted(extra),
             "split_bytes": {s: (data / f"{s}.jsonl").stat().st_size for s in splits},
+            "stats_md": (build_dir / "stats.md").read_text(encoding="utf-8") if (build_dir / "stats.md").is_file() else None,
         }
         from exports.card import card, croissant
 
@@ -157,7 +158,7 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
         (final_tmp / "README.md").write_text(card(info, report.summary(), plugin, changes, annotation))
         _, files = _manifest_text(final_tmp)
         (final_tmp / "croissant.json").write_text(dump_json(croissant(info, files, plugin)))
-        release_info = {**info, "qc": report.summary(),
+        release_info = {**{k: v for k, v in info.items() if k != "stats_md"}, "qc": report.summary(),
                         "changes": None if not changes else {
                             "from": changes["from"], "added": len(changes["added"]),
                             "removed": len(changes["removed"]), "changed": len(changes["changed"])}}

@@ -17,10 +17,14 @@ import numpy as np
 from qc import stats
 from qc.core import Build, CheckResult, Finding, plugin
 
-# A baseline that sees no image or question must not beat chance by this much...
-SHORTCUT_ERROR_MARGIN = 0.10
-SHORTCUT_WARNING_MARGIN = 0.05
-# ...with this significance (one-sided binomial test against chance).
+# A blind baseline (no image) on a task of at least SHORTCUT_MIN_ITEMS items fails the
+# build when it beats chance by more than SHORTCUT_MARGIN. On smaller tasks sampling
+# noise is too large for that, so there it must also be significant (one-sided
+# binomial test, SHORTCUT_P): an error at SHORTCUT_SMALL_ERROR_MARGIN, a warning at
+# SHORTCUT_MARGIN.
+SHORTCUT_MARGIN = 0.05
+SHORTCUT_MIN_ITEMS = 100
+SHORTCUT_SMALL_ERROR_MARGIN = 0.10
 SHORTCUT_P = 0.001
 # Balance index below which a stratum family is reported.
 BALANCE_WARNING = 0.5
@@ -159,23 +163,47 @@ def near_duplicate_pairs(paths: list[Path]) -> tuple[list[tuple[Path, Path, int]
     return pairs, closest
 
 
+def shown_key(build: Build, item) -> str:
+    """What a model is shown and scored on: question, image bytes in order, options, answer.
+
+    Ids, tasks, splits and ``meta`` are left out on purpose: two items that differ only
+    there look the same to a model.
+    """
+    return json.dumps([item.question, [_content_hash(build.path / rel) for rel in item.images],
+                       item.options, item.answer])
+
+
+@cache
+def _content_hash_cached(path: Path, mtime: float) -> str:
+    return _sha256(path)
+
+
+def _content_hash(path: Path) -> str:
+    try:
+        return _content_hash_cached(path, path.stat().st_mtime)
+    except OSError:
+        return f"missing:{path.name}"  # the schema check reports it
+
+
 def check_duplicates(build: Build) -> CheckResult:
     out = CheckResult()
-    content: dict[str, list[str]] = defaultdict(list)
+    content: dict[str, list] = defaultdict(list)
     for item in build.items:
-        key = json.dumps([item.task, item.question, item.images, item.options, item.answer,
-                          item.meta], sort_keys=True)
-        content[key].append(item.id)
-    for ids in content.values():
-        if len(ids) > 1:
-            out.findings.append(Finding("error", "duplicates", ids[0],
-                                        f"identical to {', '.join(ids[1:])}"))
+        content[shown_key(build, item)].append(item)
+    for group in content.values():
+        if len(group) > 1:
+            splits = sorted({i.split for i in group})
+            where = f" (across splits {', '.join(splits)})" if len(splits) > 1 else ""
+            out.findings.append(Finding("error", "duplicates", group[0].id,
+                                        f"shows a model the same question, images, options and answer as "
+                                        f"{', '.join(i.id for i in group[1:])}{where}"))
     severity = _benchmark_option(build, "NEAR_DUPLICATE_SEVERITY", "warning")
     pairs, closest = near_duplicate_pairs(_image_files(build))
     for a, b, dist in pairs:
         out.findings.append(Finding(severity, "duplicates", a.relative_to(build.path).as_posix(),
                                     f"near-duplicate of {b.name} (fingerprints within {dist} levels)"))
     out.stats = {"identical_item_groups": sum(len(v) > 1 for v in content.values()),
+                 "cross_split_groups": sum(len({i.split for i in v}) > 1 for v in content.values()),
                  "near_duplicate_image_pairs": len(pairs), "closest_image_pair_levels": closest}
     return out
 
@@ -183,12 +211,25 @@ def check_duplicates(build: Build) -> CheckResult:
 # --------------------------------------------------------------------------- answers
 
 
+def _na_strings() -> frozenset[str]:
+    """pandas' default missing-value strings, exactly as its CSV/TSV readers use them."""
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    return frozenset(STR_NA_VALUES) | {""}
+
+
 def check_answers(build: Build) -> CheckResult:
     from scipy.stats import chisquare
 
     out = CheckResult()
     positions: dict[int, Counter] = defaultdict(Counter)
+    na = _na_strings()
     for item in build.items:
+        for text in sorted({item.answer, *(item.options or [])}):
+            if text.strip() in na:
+                out.findings.append(Finding("error", "answers", item.id,
+                                            f"option or answer {text!r} is a missing-value marker for table "
+                                            "readers (pandas reads it as NaN): use another name"))
         if item.options is None:
             continue
         if len(set(item.options)) != len(item.options):
@@ -246,22 +287,35 @@ def check_balance(build: Build) -> CheckResult:
 # --------------------------------------------------------------------------- shortcuts
 
 
-def _judge(out: CheckResult, baseline: str, stratum: str, hits: int, n: int, chance: float) -> dict:
-    acc = hits / n if n else 0.0
+def _judge(out: CheckResult, baseline: str, stratum: str, acc: float, n: int, chance: float,
+           worst: str = "error") -> dict:
+    hits = round(acc * n)
     p = stats.binomial_sf(hits, n, chance)
     row = {"baseline": baseline, "stratum": stratum, "n": n, "accuracy": acc,
            "ci95": stats.wilson(hits, n), "chance": chance, "p_vs_chance": p}
-    for severity, margin in (("error", SHORTCUT_ERROR_MARGIN), ("warning", SHORTCUT_WARNING_MARGIN)):
-        if acc > chance + margin and p < SHORTCUT_P:
-            out.findings.append(Finding(severity, "shortcuts", stratum,
-                                        f"{baseline} baseline scores {acc:.1%} against chance "
-                                        f"{chance:.1%} (n={n}, p={p:.1e}): the answer leaks"))
-            break
+    if n >= SHORTCUT_MIN_ITEMS:
+        severity = worst if acc > chance + SHORTCUT_MARGIN else None
+    elif p < SHORTCUT_P:
+        severity = (worst if acc > chance + SHORTCUT_SMALL_ERROR_MARGIN
+                    else "warning" if acc > chance + SHORTCUT_MARGIN else None)
+    else:
+        severity = None
+    if severity:
+        out.findings.append(Finding(severity, "shortcuts", stratum,
+                                    f"{baseline} baseline scores {acc:.1%} against chance {chance:.1%} "
+                                    f"without the image (n={n}, p={p:.1e}): the answer leaks"))
     return row
 
 
 def check_shortcuts(build: Build) -> CheckResult:
-    """Baselines that never look at the image or the question, per task, next to chance."""
+    """Baselines that never look at the image, per task, next to chance.
+
+    Multiple choice: majority position, the learned choices-only baseline, and every
+    heuristic of :data:`qc.stats.HEURISTICS` (option length, words shared with the
+    question or the other options, answer priors by option text and by question),
+    each also *avoided*; option frequency only warns (see ``FREQUENCY_HEURISTICS``). Free text: the majority answer, overall
+    and per question text.
+    """
     out = CheckResult()
     rows = []
     vocabulary = len({i.answer for i in build.items if i.options is None}) or 1
@@ -269,17 +323,62 @@ def check_shortcuts(build: Build) -> CheckResult:
         answers = [i.answer for i in items]
         mcq = [i for i in items if i.options is not None]
         if mcq:
+            n = len(mcq)
             chance = float(np.mean([1 / len(i.options) for i in mcq]))
             letters = [chr(65 + i.options.index(i.answer)) if i.answer in i.options else "?" for i in mcq]
             _, hits = stats.majority_baseline(letters)
-            rows.append(_judge(out, "majority-position", task, hits, len(mcq), chance))
-            picks = stats.choices_only_predictions([i.options for i in mcq], [i.answer for i in mcq])
-            hits = sum(p == i.answer for p, i in zip(picks, mcq))
-            rows.append(_judge(out, "choices-only", task, hits, len(mcq), chance))
+            rows.append(_judge(out, "majority-position", task, hits / n, n, chance))
+            options, truth = [i.options for i in mcq], [i.answer for i in mcq]
+            picks = stats.choices_only_predictions(options, truth)
+            rows.append(_judge(out, "choices-only", task, sum(p == a for p, a in zip(picks, truth)) / n, n, chance))
+            stems = [stats.question_stem(i.question, i.options) for i in mcq]
+            for name, (acc, _) in stats.heuristic_accuracies(options, truth, stems).items():
+                rows.append(_judge(out, name, task, acc, n, chance))
+            frequency = stats.heuristic_accuracies(options, truth, stems, stats.FREQUENCY_HEURISTICS)
+            for name, (acc, _) in frequency.items():
+                rows.append(_judge(out, name, task, acc, n, chance, worst="warning"))
         else:
             _, hits = stats.majority_baseline(answers)
-            rows.append(_judge(out, "majority-answer", task, hits, len(items), 1 / vocabulary))
+            rows.append(_judge(out, "majority-answer", task, hits / len(items), len(items), 1 / vocabulary))
+            by_question: dict[str, Counter] = defaultdict(Counter)
+            for i in items:
+                by_question[i.question][i.answer] += 1
+            hits = sum(max(by_question[i.question].items(), key=lambda kv: (kv[1] - (kv[0] == i.answer), kv[0]))[0]
+                       == i.answer for i in items)
+            rows.append(_judge(out, "question-majority", task, hits / len(items), len(items), 1 / vocabulary))
     out.stats = {"baselines": rows}
+    return out
+
+
+# --------------------------------------------------------------------------- splits
+
+
+def check_splits(build: Build) -> CheckResult:
+    """No image bytes and no shown item content in two splits (a leak from train to test)."""
+    out = CheckResult()
+    splits = sorted({i.split for i in build.items})
+    if len(splits) < 2:
+        out.stats = {"splits": splits}
+        return out
+    image_splits: dict[str, set] = defaultdict(set)
+    image_path: dict[str, str] = {}
+    content_splits: dict[str, dict[str, str]] = defaultdict(dict)
+    for item in build.items:
+        for rel in item.images:
+            digest = _content_hash(build.path / rel)
+            image_splits[digest].add(item.split)
+            image_path.setdefault(digest, rel)
+        content_splits[shown_key(build, item)].setdefault(item.split, item.id)
+    shared_images = {d: s for d, s in image_splits.items() if len(s) > 1}
+    for digest, in_splits in sorted(shared_images.items(), key=lambda kv: image_path[kv[0]]):
+        out.findings.append(Finding("error", "splits", image_path[digest],
+                                    f"image shown in splits {', '.join(sorted(in_splits))}"))
+    shared_items = [ids for ids in content_splits.values() if len(ids) > 1]
+    for ids in shared_items:
+        out.findings.append(Finding("error", "splits", next(iter(ids.values())),
+                                    "the same item content is in " + ", ".join(f"{s} ({i})" for s, i in sorted(ids.items()))))
+    out.stats = {"splits": splits, "images_in_several_splits": len(shared_images),
+                 "items_in_several_splits": len(shared_items)}
     return out
 
 
@@ -319,4 +418,4 @@ def check_decisions(build: Build) -> CheckResult:
 
 CHECKS = [("schema", check_schema), ("media", check_media), ("duplicates", check_duplicates),
           ("answers", check_answers), ("balance", check_balance), ("shortcuts", check_shortcuts),
-          ("decisions", check_decisions)]
+          ("splits", check_splits), ("decisions", check_decisions)]

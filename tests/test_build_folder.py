@@ -128,5 +128,5 @@ def test_bad_config_names_the_problem(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[[cells]]\nid = "x"\nsetting = "shared"\noperation = "union"\natomic = 2\n'
                    'count = 5\ncolumn = "x"\ncolour = "red"\n')
-    with pytest.raises(ValueError, match="cell x"):
+    with pytest.raises(ValueError, match=r"bad.toml:8: key cells\[0\]\.colour: unknown key"):
         carv.build(tmp_path / "b", config_path=bad, progress=False)

@@ -146,7 +146,9 @@ def test_qc_runs_clean_on_the_build(cbuild, tmp_path):
     from qc import run_qc
 
     report = run_qc(cbuild, tmp_path / "no-decisions.jsonl")
-    assert report.passed and report.warnings == 0, [f for f in report.findings if f.severity != "info"][:5]
+    # the only warnings allowed: option-frequency cues, which track concept height (README)
+    others = [f for f in report.findings if f.severity != "info" and "frequent-option" not in f.message]
+    assert report.passed and not others, others[:5]
     baselines = {r["stratum"]: r for r in report.stats["shortcuts"]["baselines"] if r["baseline"] == "choices-only"}
     assert set(baselines) == {"atomic", "abstraction", "concretization", "common-ancestor"}
 
@@ -183,6 +185,9 @@ def test_qc_rejudges_questions_on_the_full_graph(cbuild, tmp_path):
     items[a]["answer"] = "No" if items[a]["answer"] == "Yes" else "Yes"
     items[a]["meta"]["answer_letter"] = "A" if items[a]["answer"] == "Yes" else "B"
     (copy / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    found = {f.target: f.message for f in run_qc(copy, tmp_path / "none.jsonl").findings if f.check == "constructure"}
+    found: dict[str, str] = defaultdict(str)
+    for f in run_qc(copy, tmp_path / "none.jsonl").findings:
+        if f.check == "constructure":
+            found[f.target] += f.message + "\n"
     assert "options satisfying the question" in found[items[k]["id"]]
     assert "but the answer is" in found[items[a]["id"]]

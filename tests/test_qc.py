@@ -101,7 +101,7 @@ def test_media_catches_blank_undecodable_and_wrong_size(carv_copy):
 def test_duplicates_catch_identical_items(carv_copy):
     rewrite_items(carv_copy, lambda items: items + [{**items[0], "id": "carv-copy-0001"}])
     found = errors(run_qc(carv_copy), "duplicates")
-    assert any("identical to carv-copy-0001" in f.message for f in found)
+    assert any("same question, images, options and answer as carv-copy-0001" in f.message for f in found)
 
 
 def test_near_identical_renders_of_different_states_are_an_error(carv_copy):

@@ -1,0 +1,112 @@
+"""Builder configs: TOML files checked against a declared schema before anything is built.
+
+Each builder declares its config as a pydantic model (unknown keys forbidden, strict
+types, ranges) and calls :func:`load` with it. Any mistake, a broken TOML file, an
+unknown key, a wrong type, an impossible count, becomes one :class:`ConfigError`
+that names the file, the line where it can be found, the key and what is expected;
+the command line prints it and exits 2 before a build folder is touched.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ConfigError(ValueError):
+    """A config that cannot be built from; the message says where and what to do."""
+
+
+class Schema(BaseModel):
+    """Base of every config schema: no unknown keys, no silent type coercion."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def key_path(loc: tuple) -> str:
+    """``("cells", 2, "count")`` -> ``cells[2].count``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def line_of(text: str, loc: tuple) -> int | None:
+    """The line of a key in a TOML text, following ``[table]`` and ``[[array]]`` headers; or None."""
+    if not loc or not isinstance(loc[0], str):
+        return None
+    if len(loc) >= 2 and isinstance(loc[1], int):  # [[table]] number loc[1], then its key
+        header, index, key = f"[[{loc[0]}]]", loc[1], loc[2] if len(loc) > 2 else None
+    elif len(loc) >= 2:  # [table], then its key
+        header, index, key = f"[{loc[0]}]", 0, loc[1]
+    else:  # a top-level key, before any table
+        header, index, key = None, 0, loc[0]
+    seen, inside = -1, header is None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            if stripped.split("#")[0].strip() == header:
+                seen += 1
+                inside = seen == index
+                if inside and key is None:
+                    return number
+            else:
+                inside = False
+            continue
+        if inside and key is not None and re.match(rf"^{re.escape(str(key))}\s*=", stripped):
+            return number
+    return None
+
+
+def load(path: Path | str, schema: type[M]) -> M:
+    """Read and validate a TOML config; every problem is a :class:`ConfigError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}. Fix the syntax there (strings need quotes, "
+                          "tables [[...]] brackets)") from None
+    try:
+        return schema.model_validate(raw)
+    except ValidationError as err:
+        lines = []
+        for e in err.errors():
+            where = key_path(e["loc"]) or "(top level)"
+            line = line_of(text, e["loc"]) or line_of(text, e["loc"][:1])
+            at = f"{path}:{line}" if line else str(path)
+            message = e["msg"]
+            if e["type"] == "extra_forbidden":
+                allowed = ", ".join(_allowed(schema, e["loc"][:-1]))
+                message = f"unknown key (allowed here: {allowed})"
+            elif e["type"] != "value_error":
+                message += f", got {e['input']!r}"
+            else:
+                message = message.removeprefix("Value error, ")
+            lines.append(f"{at}: key {where}: {message}")
+        raise ConfigError("\n".join(lines)) from None
+
+
+def _allowed(schema: type[BaseModel], loc: tuple) -> list[str]:
+    model = schema
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        annotation = model.model_fields[part].annotation
+        args = getattr(annotation, "__args__", ())
+        inner = next((a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), None)
+        if inner is None:
+            return []
+        model = inner
+    return sorted(model.model_fields)
