@@ -111,6 +111,7 @@ class Graph:
         self.children = isa.tree_children()
         self.uppers_at: dict[int, list[str]] = {}  # filled once the chains are known
         self.chain_concepts: list[str] = []  # likewise
+        self._pools: dict[tuple, list[str]] = {}
 
     def anc(self, node: str) -> frozenset:
         if node not in self._anc:
@@ -136,6 +137,12 @@ class Graph:
     def senses(self, name: str) -> list[str]:
         """Every noun synset a reader may take a displayed name to mean."""
         return self.isa.senses(name)
+
+    def pool(self, key: tuple, make) -> list[str]:
+        """A question's candidate list, filtered once: redraws only re-rank it with the ledger."""
+        if key not in self._pools:
+            self._pools[key] = sorted(set(make()))
+        return self._pools[key]
 
     def showable(self, node: str) -> bool:
         """False when every lemma is a missing-value string for table readers (nan.n.01: "nan")."""
@@ -204,6 +211,10 @@ class Ledger:
         self.correct[answer] += 1
 
 
+def _any(_: str) -> bool:
+    return True
+
+
 def _pick(rng: random.Random, pool: list[str], ok, ledger: Ledger | None = None,
           as_answer: bool = False) -> str | None:
     """A candidate that passes ``ok``; with a ledger, one that evens the answer rates."""
@@ -235,24 +246,29 @@ def mcq(graph: Graph, task: str, chain: tuple[str, ...], i: int, rng: random.Ran
         # upper concept's siblings, or upper concepts of other chains at that depth (so
         # that those, answers elsewhere, also appear here as distractors).
         depth = len(graph.isa.tree_path(up))
-        pool = graph.children.get(parent_of.get(up, ""), []) + graph.uppers_at.get(depth, [])
-        negative = _pick(rng, pool, lambda s: s != up and not graph.lineage(x, s), ledger)
+        negative = _pick(rng, graph.pool(("negative upper", up, x), lambda: [
+            s for s in graph.children.get(parent_of.get(up, ""), []) + graph.uppers_at.get(depth, [])
+            if s != up and not graph.lineage(x, s)]), _any, ledger)
         nodes = {"current": chain[i], "lower": lower, "positive upper": up, "negative upper": negative}
         answer = "positive upper"
     elif task == "concretization":
-        negative = _pick(rng, graph.children.get(chain[i], []),
-                         lambda c: c != chain[i + 1] and not graph.lineage(x, c), ledger)
+        negative = _pick(rng, graph.pool(("negative lower", chain[i], x), lambda: [
+            c for c in graph.children.get(chain[i], []) if c != chain[i + 1] and not graph.lineage(x, c)]),
+            _any, ledger)
         nodes = {"current": chain[i], "upper": up, "positive lower": chain[i + 1], "negative lower": negative}
         answer = "positive lower"
     else:  # common ancestor
         lower = chain[i + 1] if i + 1 < n else (chain[i - 2] if i >= 2 else parent_of.get(up))
-        brothers = [s for s in graph.children.get(up, []) if s != chain[i]]
-        nephews = [c for s in brothers for c in graph.children.get(s, [])]
-        # Other chains' concepts under the same parent share it as a common ancestor
-        # too; offering them keeps the answer's name as frequent as the distractors'.
-        cousins = [c for c in graph.chain_concepts if up in graph.anc(c)]
-        answer_node = _pick(rng, brothers + nephews + cousins,
-                            lambda b: not graph.lineage(x, b) and not graph.lineage(chain[i], b), ledger,
+        def candidates() -> list[str]:
+            brothers = [s for s in graph.children.get(up, []) if s != chain[i]]
+            nephews = [c for s in brothers for c in graph.children.get(s, [])]
+            # Other chains' concepts under the same parent share it as a common ancestor
+            # too; offering them keeps the answer's name as frequent as the distractors'.
+            cousins = [c for c in graph.chain_concepts if up in graph.anc(c)]
+            return [b for b in brothers + nephews + cousins
+                    if not graph.lineage(x, b) and not graph.lineage(chain[i], b)]
+
+        answer_node = _pick(rng, graph.pool(("brother", up, chain[i], x), candidates), _any, ledger,
                             as_answer=True)
         nodes = {"current": chain[i], "upper": up, "lower": lower, "brother": answer_node}
         answer = "brother"
