@@ -15,6 +15,8 @@ TEST_APT_PACKAGES := chromium postgresql
 LS_VENV := .venv-ls
 LS_STAMP := $(LS_VENV)/.installed
 TEST_STAMP := $(VENV)/.test-installed
+LMMS_VENV := .venv-lmms
+LMMS_STAMP := $(LMMS_VENV)/.installed
 
 define apt_install
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -47,6 +49,15 @@ $(LS_STAMP): annotation/requirements-label-studio.lock
 
 setup-label-studio: $(LS_STAMP)
 
+# lmms-eval, for the tests that load releases with its own task manager. Its package is
+# installed without its long dependency list (video, audio, API clients); the lock holds
+# what its task loading and scoring import.
+$(LMMS_STAMP): exports/requirements-lmms-eval.lock
+	@test -x $(LMMS_VENV)/bin/python || $(PYTHON) -m venv $(LMMS_VENV)
+	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check -r exports/requirements-lmms-eval.lock
+	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps lmms-eval==0.7.3
+	@touch $@
+
 $(TEST_STAMP): $(STAMP)
 	$(call apt_install,$(TEST_APT_PACKAGES))
 	@touch $@
@@ -69,7 +80,7 @@ release: $(STAMP)
 annotate: $(STAMP) $(LS_STAMP)
 	$(VENV)/bin/cogforge annotate serve --port $(or $(PORT),8080)
 
-test: $(STAMP) $(LS_STAMP) $(TEST_STAMP)
+test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(TEST_STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)

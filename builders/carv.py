@@ -357,6 +357,7 @@ class Config(Schema):
 
     seed: Annotated[int, Field(ge=0)] = 0
     renderer: str = "procedural"
+    citation: str = ""  # BibTeX of the paper; releases put it in the card and Croissant `citeAs`
     cells: Annotated[list[CellConfig], Field(min_length=1)]
 
     @model_validator(mode="after")

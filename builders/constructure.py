@@ -70,12 +70,13 @@ class Config(Schema):
     """``builders/constructure.toml``."""
 
     seed: Annotated[int, Field(ge=0)] = 0
+    citation: str = ""  # BibTeX of the paper; releases put it in the card and Croissant `citeAs`
     wordnet_dir: str | None = None
     photo_dirs: list[str] = []
     visual_lexnames: Annotated[list[str], Field(min_length=1)]
     min_chain: Annotated[int, Field(ge=2)] = 3
     max_chain: Annotated[int, Field(ge=2)] = 5
-    splits: dict[str, Annotated[int, Field(ge=0)]] = {"train": 7, "valid": 1, "test": 2}
+    splits: dict[str, Annotated[int, Field(ge=0)]] = {"train": 7, "validation": 1, "test": 2}
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -86,14 +87,14 @@ class Config(Schema):
             raise ValueError(f"visual_lexnames {unknown} are not WordNet lexicographer files "
                              f"(noun ones: {', '.join(n for n in _lexnames() if n.startswith('noun.'))})")
         if not self.splits or sum(self.splits.values()) == 0:
-            raise ValueError("splits need at least one positive weight, e.g. { train = 7, valid = 1, test = 2 }")
+            raise ValueError("splits need at least one positive weight, e.g. { train = 7, validation = 1, test = 2 }")
         bad = [n for n in self.splits if n not in SPLIT_NAMES]
         if bad:
             raise ValueError(f"split names {bad} are not among {list(SPLIT_NAMES)}")
         return self
 
 
-SPLIT_NAMES = ("train", "valid", "test")
+SPLIT_NAMES = ("train", "validation", "test")
 
 
 def load_config(path: Path | str | None = None) -> dict:

@@ -148,7 +148,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 endpoints.append(Endpoint(url, model, api_key_env=args.api_key_env))
             judges = Judges(tuple(endpoints), args.judge_agree or len(endpoints))
         results = score(args.release, args.predictions, judges, args.allow_unverified,
-                        True if args.circular else None)
+                        True if args.circular else None, args.split)
         out = Path(args.out) if args.out else Path(args.predictions[0]).with_suffix(".scores")
         paths = report.write(results, out)
         for model, r in results["models"].items():
@@ -228,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--predictions", nargs="+", help="score: predictions files, one per model")
     ev.add_argument("--out", default=None, help="score: report folder; run/baseline: predictions file")
     ev.add_argument("--allow-unverified", action="store_true", help="score a release whose hashes fail")
+    ev.add_argument("--split", default=None, help="score: only this split's items (a VLMEvalKit prediction "
+                    "file of one split selects it by itself)")
     ev.add_argument("--circular", action="store_true", help="multiple choice: every rotation of the options")
     ev.add_argument("--judge", action="append", help="score: an LLM judge MODEL@BASE_URL (repeat for an ensemble)")
     ev.add_argument("--judge-agree", type=int, default=None, help="score: judges that must agree (default: all)")

@@ -13,7 +13,7 @@ from typing import Iterable
 
 from cogforge.record import Item
 
-SPLIT_ORDER = ("train", "valid", "validation", "test")
+SPLIT_ORDER = ("train", "validation", "test")
 
 
 def _fmt(value) -> str:

@@ -1,6 +1,8 @@
 """Reading predictions and extracting answers from model responses.
 
-Predictions are JSON lines ``{"id": ..., "response": "..."}`` (extra fields kept).
+Predictions are JSON lines ``{"id": ..., "response": "..."}`` (extra fields kept), or
+VLMEvalKit's prediction files (``<model>_<dataset>.xlsx`` or ``.tsv``: a ``prediction``
+column, joined to items by ``id`` or, failing that, by ``index``).
 For multiple choice under circular evaluation, a rotated variant's id is
 ``<item id>::rot<r>`` and its options are the item's rotated left by ``r``.
 
@@ -33,16 +35,23 @@ class PredictionProblems:
                 "unknown_ids": self.unknown, "missing_ids": self.missing}
 
 
-def read_predictions(path: Path | str, known: set[str]) -> tuple[dict[str, dict], PredictionProblems]:
+TABLE_SUFFIXES = (".xlsx", ".tsv", ".csv")
+
+
+def read_predictions(path: Path | str, known: set[str],
+                     by_index: dict[str, str] | None = None) -> tuple[dict[str, dict], PredictionProblems]:
     """Predictions by id; every problem is reported with its line number, nothing dropped silently.
 
-    ``known`` holds the ids the release expects (rotated ids included).
+    ``known`` holds the ids the release expects (rotated ids included); ``by_index`` maps
+    a VLMEvalKit ``index`` to its item id.
     """
     problems = PredictionProblems()
     out: dict[str, dict] = {}
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"predictions file {path} does not exist")
+    if path.suffix.lower() in TABLE_SUFFIXES:
+        return _read_table(path, known, by_index or {}, problems)
     # utf-8-sig: a byte-order mark (as some editors and Windows tools write) is not data;
     # text mode reads CRLF line ends as plain line ends.
     with open(path, encoding="utf-8-sig", errors="replace") as handle:
@@ -67,6 +76,38 @@ def read_predictions(path: Path | str, known: set[str]) -> tuple[dict[str, dict]
                 problems.duplicates.append(f"line {number}: {row['id']} (first kept)")
                 continue
             out[row["id"]] = row
+    return out, problems
+
+
+def _read_table(path: Path, known: set[str], by_index: dict[str, str],
+                problems: PredictionProblems) -> tuple[dict[str, dict], PredictionProblems]:
+    """A VLMEvalKit prediction file; cells are read as written ("None" stays a string)."""
+    import pandas as pd
+
+    try:
+        if path.suffix.lower() == ".xlsx":
+            frame = pd.read_excel(path, dtype=str, keep_default_na=False)
+        else:
+            frame = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", dtype=str,
+                                keep_default_na=False)
+    except Exception as err:  # a corrupt workbook or table: say which file and why
+        raise ValueError(f"{path}: not a readable VLMEvalKit prediction file ({err})") from None
+    if "prediction" not in frame.columns or not {"id", "index"} & set(frame.columns):
+        raise ValueError(f"{path}: a VLMEvalKit prediction file needs a 'prediction' column and 'id' or "
+                         f"'index'; found {list(frame.columns)}")
+    out: dict[str, dict] = {}
+    for number, row in enumerate(frame.to_dict("records"), 2):  # line 1 is the header
+        item_id = row.get("id") or by_index.get(str(row.get("index", "")).strip())
+        if not item_id:
+            problems.malformed.append(f"line {number}: index {row.get('index')!r} is not in the release")
+            continue
+        if item_id not in known:
+            problems.unknown.append(f"line {number}: {item_id}")
+            continue
+        if item_id in out:
+            problems.duplicates.append(f"line {number}: {item_id} (first kept)")
+            continue
+        out[item_id] = {**row, "id": item_id, "response": row["prediction"]}
     return out, problems
 
 

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from types import ModuleType
 
-from evaluate.extract import ROTATION, extract, read_predictions, rotate
+from evaluate.extract import ROTATION, TABLE_SUFFIXES, extract, read_predictions, rotate
 from exports.release import ReleaseError, read_rows, verify
 from qc.stats import wilson
 
@@ -100,15 +100,24 @@ class Scorer:
             out["judge"] = record
         return out
 
-    def score(self, predictions_path: Path | str, circular: bool | None = None) -> dict:
+    def score(self, predictions_path: Path | str, circular: bool | None = None, split: str | None = None) -> dict:
+        """Score one file; ``split`` limits the items (a VLMEvalKit file of one split picks it itself)."""
         by_id = {r["id"]: r for r in self.rows}
         mcq = [r for r in self.rows if r["options"]]
         rotated = {f"{r['id']}::rot{k}" for r in mcq for k in range(1, len(r["options"]))}
-        preds, problems = read_predictions(predictions_path, set(by_id) | rotated)
+        # VLMEvalKit's index: the row number across data/<split>.jsonl in name order (load order)
+        by_index = {str(k): r["id"] for k, r in enumerate(self.rows)}
+        preds, problems = read_predictions(predictions_path, set(by_id) | rotated, by_index)
         if circular is None:
             circular = any(ROTATION.match(i) for i in preds)
+        if split is None and Path(predictions_path).suffix.lower() in TABLE_SUFFIXES:
+            seen = {by_id[i]["split"] for i in preds if i in by_id}
+            split = seen.pop() if len(seen) == 1 else None
+        splits = {r["split"] for r in self.rows}
+        if split is not None and split not in splits:
+            raise ReleaseError(f"split {split!r} is not in the release; it has {sorted(splits)}")
         records = []
-        for row in self.rows:
+        for row in (r for r in self.rows if split is None or r["split"] == split):
             pred = preds.get(row["id"])
             if pred is None:
                 problems.missing.append(row["id"])
@@ -125,7 +134,7 @@ class Scorer:
                     turns.append(self.one(row, rp, rotate(row["options"], k))["correct"])
                 record["rotations_correct"] = turns
             records.append(record)
-        return self.summarise(records, problems, circular)
+        return self.summarise(records, problems, circular) | {"split": split}
 
     def summarise(self, records: list[dict], problems, circular: bool) -> dict:
         by_id = {r["id"]: r for r in self.rows}
@@ -161,7 +170,7 @@ class Scorer:
 
 
 def score(release: Path | str, predictions: list[Path | str], judges=None, allow_unverified: bool = False,
-          circular: bool | None = None) -> dict:
+          circular: bool | None = None, split: str | None = None) -> dict:
     """Score one or more predictions files (one per model) on a release."""
     rows, info = load_release(release, allow_unverified)
     scorer = Scorer(rows, info["benchmark"], judges)
@@ -170,7 +179,7 @@ def score(release: Path | str, predictions: list[Path | str], judges=None, allow
         name = _model_name(Path(path))
         if name in models:
             name = f"{name} ({Path(path).name})"
-        models[name] = scorer.score(path, circular)
+        models[name] = scorer.score(path, circular, split)
         models[name]["predictions"] = str(path)
     return {"release": info, "judge": None if judges is None else {
         "models": [e.model for e in judges.endpoints], "agree": judges.agree}, "models": models}

@@ -12,8 +12,8 @@ ROW_FIELDS = {
     "task": "task or cell the item belongs to",
     "split": "split name",
     "question": "the full prompt shown to the model",
-    "file_names": "the item's images, relative to data/, in the order the prompt uses them "
-                  "(loads as the `images` column of PIL images)",
+    "images": "the item's images in the order the prompt uses them (PNG bytes and their path "
+              "under data/; in the JSON lines files, `file_names` holds the paths)",
     "options": "choices for multiple-choice items, else null",
     "answer": "the ground-truth answer",
     "meta": "benchmark-specific ground truth as a JSON string",
@@ -36,23 +36,49 @@ def yaml_header(info: dict, plugin: ModuleType | None) -> str:
              "language:", "- en", "task_categories:"]
     lines += [f"- {c}" for c in getattr(plugin, "TASK_CATEGORIES", ["visual-question-answering"])]
     lines += ["size_categories:", f"- {_size_category(info['items'])}",
-              "configs:", "- config_name: default", "  drop_labels: true",
-              "  metadata_filenames:"]
-    lines += [f"  - {s}.jsonl" for s in splits]
-    lines += ["  data_files:"]
+              "configs:", "- config_name: default", "  data_files:"]
     for split in splits:
-        lines += [f"  - split: {split}", "    path:", f"    - data/{split}.jsonl", "    - data/images/*.png"]
+        lines += [f"  - split: {split}", f"    path: data/{split}.parquet"]
+    # `sequence:` is the form every `datasets` version reads (4.x and later load it as List).
     lines += ["dataset_info:", "  features:",
               "  - name: id", "    dtype: string", "  - name: benchmark", "    dtype: string",
               "  - name: task", "    dtype: string", "  - name: split", "    dtype: string",
-              "  - name: question", "    dtype: string", "  - name: images", "    list: image",
-              "  - name: options", "    list: string", "  - name: answer", "    dtype: string",
+              "  - name: question", "    dtype: string", "  - name: images", "    sequence: image",
+              "  - name: options", "    sequence: string", "  - name: answer", "    dtype: string",
               "  - name: meta", "    dtype: string", "  splits:"]
     for split, n in splits.items():
         lines += [f"  - name: {split}", f"    num_bytes: {info['split_bytes'][split]}",
                   f"    num_examples: {n}"]
     lines.append("---")
     return "\n".join(lines) + "\n"
+
+
+def evaluate_with(info: dict, plugin: ModuleType | None) -> list[str]:
+    """How to run each tool the field uses on this release, with the exact commands."""
+    folder = f"{info['benchmark']}/{info['version']}"
+    names = info.get("vlmevalkit", [])
+    out = ["## Evaluate with ...", "", "### VLMEvalKit", "",
+           "Copy the TSVs of `exports/vlmevalkit/` into `$LMUData` (default `~/LMUData`) and run "
+           "`python run.py --data <name> --model <model>` with one of: "
+           + ", ".join(f"`{n}`" for n in names) + ". Names with `openended` are free-text (VLMEvalKit "
+           "then adds no multiple-choice instructions); the others are multiple choice, with the "
+           "stem in `question` and the options in `A`, `B`, .... Score its prediction file here: "
+           f"`cogforge eval score {folder} --predictions <model>_<name>.xlsx` (the `id` column, or "
+           "`index`, joins each prediction to its item; `--split` picks the split).", "",
+           "### lmms-eval", "",
+           f"`lmms-eval --model <model> --include_path {folder}/exports/lmms_eval --tasks <task>`; "
+           "tasks, by split tag (a tag runs all of them):", ""]
+    for tag, tasks in info.get("lmms_eval", {}).items():
+        out.append(f"- `{tag}`: " + ", ".join(f"`{t}`" for t in tasks))
+    out += ["", "`utils.py` there carries cogforge's answer extraction and judge, so its accuracy "
+            "equals `cogforge eval score` on the same responses.", "",
+            "### datasets, parquet and Croissant", "",
+            f'`load_dataset("{folder}")` (the `default` config reads `data/<split>.parquet`); '
+            "`pandas.read_parquet` or any parquet reader works on the files alone; "
+            "`mlcroissant.Dataset(\"croissant.json\").records(\"<split>\")` yields the same records "
+            "with PIL images."]
+    out += getattr(plugin, "EVALUATE_WITH", [])
+    return out
 
 
 def card(info: dict, qc: dict, plugin: ModuleType | None, changes: dict | None,
@@ -65,8 +91,10 @@ def card(info: dict, qc: dict, plugin: ModuleType | None, changes: dict | None,
            f'ds = load_dataset("path/to/{info["benchmark"]}/{info["version"]}", split="{split0}")',
            'ds[0]["images"]  # list of PIL images, in prompt order',
            'import json; json.loads(ds[0]["meta"])  # benchmark ground truth', "```", "",
-           "The same rows are in `data/<split>.jsonl` and `data/<split>.parquet`; image paths are "
-           "relative to `data/`, and each image is stored once in `data/images/` (named by its sha256).", "",
+           "`data/<split>.parquet` holds every row with its images embedded, so the parquet files "
+           "alone are the dataset (this loads with `datasets` 2.19 or later, 3.x and 4.x included). "
+           "The same rows are in `data/<split>.jsonl`, with `file_names` relative to `data/`, and each "
+           "image is stored once in `data/images/` (named by its sha256).", "",
            "## Structure and fields", "", "| split | items |", "| --- | --- |"]
     out += [f"| {s} | {n} |" for s, n in info["splits"].items()]
     if info.get("stats_md"):  # generated by the build (stats.md): items per task and split, and more
@@ -80,9 +108,8 @@ def card(info: dict, qc: dict, plugin: ModuleType | None, changes: dict | None,
     if meta_fields:
         out += ["", "`meta` holds:", "", "| key | meaning |", "| --- | --- |"]
         out += [f"| {k} | {v} |" for k, v in meta_fields.items()]
-    out += ["", "Also in this release: `exports/` (a VLMEvalKit TSV with base64 images"
-            + (" and the benchmark's own layout" if info.get("extra_exports") else "") + "), "
-            "`croissant.json` (Croissant 1.1), `MANIFEST.sha256` (every file's sha256; check with "
+    out += ["", *evaluate_with(info, plugin), "", "Also in this release: `croissant.json` (Croissant 1.1, "
+            "images as image fields), `MANIFEST.sha256` (every file's sha256; check with "
             "`cogforge release verify <folder>`), `release.json`, and the QC report.", "",
             "## How it was built", "",
             f"- Toolkit: cogforge {info['toolkit_version']}",
@@ -108,7 +135,7 @@ def card(info: dict, qc: dict, plugin: ModuleType | None, changes: dict | None,
         out.append("First release.")
     out += ["", "## Limitations", ""]
     out += [f"- {x}" for x in getattr(plugin, "LIMITATIONS", [])] or ["- None recorded."]
-    citation = getattr(plugin, "CITATION", None)
+    citation = info.get("citation")
     if citation:
         out += ["", "## Citation", "", "```bibtex", citation, "```"]
     return "\n".join(out) + "\n"
@@ -135,19 +162,27 @@ def croissant(info: dict, files: dict[str, str], plugin: ModuleType | None) -> d
         source = f"data/{split}.parquet"
         fields = []
         for column, description in ROW_FIELDS.items():
-            repeated = column in ("file_names", "options")
+            extract = mlc.Extract(column=column)
+            if column == "images":  # PNG bytes in the parquet: a consumer gets PIL images
+                fields.append(mlc.Field(
+                    id=f"{split}/images", name="images", description=description,
+                    data_types=[mlc.DataType.IMAGE_OBJECT], repeated=True,
+                    source=mlc.Source(file_object=source, extract=extract,
+                                      transforms=[mlc.Transform(json_path="bytes")])))
+                continue
+            repeated = column == "options"
             fields.append(mlc.Field(
                 id=f"{split}/{column}", name=column, description=description,
                 data_types=[mlc.DataType.TEXT], is_array=repeated or None,
                 array_shape="-1" if repeated else None,
-                source=mlc.Source(file_object=source, extract=mlc.Extract(column=column))))
+                source=mlc.Source(file_object=source, extract=extract)))
         record_sets.append(mlc.RecordSet(id=split, name=split, fields=fields,
                                          description=f"The {split} split, one record per item."))
     metadata = mlc.Metadata(
         name=f"{info['benchmark']}-{info['version']}",
         description=getattr(plugin, "SUMMARY", info["benchmark"]),
         version=info["version"], license=[getattr(plugin, "LICENSE", "cc-by-4.0")],
-        cite_as=getattr(plugin, "CITATION", None),
+        cite_as=info.get("citation"),
         conforms_to=["http://mlcommons.org/croissant/1.1"],
         distribution=distribution, record_sets=record_sets)
     return metadata.to_json()

@@ -1,13 +1,102 @@
-"""What a CARV release says about itself, and CARV's extra export.
+"""What a CARV release says about itself, and the layout of the paper's own code.
 
-The extra export is the task layout of the paper's public code: one JSON object per
-item with ``context_image`` (every image the model sees, in prompt order) and
-``label`` (the answer caption).
+``exports/carv_paper/`` is the data layout that the CARV paper's public scripts read
+(``src/inference/analogy_composition.py`` and the analysis and plotting scripts):
+
+* ``data_path_all/<track>/<operation>/<easy|hard>_<N>.json``: a list of
+  ``{"context_image": [stems in prompt order], "label": answer stem, "id": ...}``, N the
+  number of items in the file;
+* ``data/<track>/<stem>.jpeg``: every image named by its state, ``label`` included;
+* ``data_labels_all/<track>/<operation>/<easy|hard>_<N>.json``: index-aligned lists of
+  ``changed_properties1`` / ``changed_properties2`` (the paper's property names).
+
+A stem is ``<number>_<subject>_<position>_<color>_<object>``, e.g.
+``one_banana_right_of_red_chair``, the paper's ``dict_to_filename``. Our cells map to its
+tracks as :data:`TRACKS` says.
 """
 
 from __future__ import annotations
 
+import io
 import json
+from pathlib import Path
+
+# cell id -> (track, operation folder, difficulty), as the paper's scripts name them:
+# "mix" easy = shared source (SS), hard = different sources (DS), two changes per pair;
+# "large" easy/hard = shared source with 3/4 changes per pair; "single" lives under union/hard,
+# where the paper's single-pair generator writes it.
+TRACKS = {
+    "single": ("single", "union", "hard"),
+    **{f"ss-{op}-2": ("mix", op, "easy") for op in ("union", "intersection", "difference")},
+    **{f"ds-{op}-2": ("mix", op, "hard") for op in ("union", "intersection", "difference")},
+    **{f"ss-{op}-3": ("large", op, "easy") for op in ("union", "intersection")},
+    **{f"ss-{op}-4": ("large", op, "hard") for op in ("union", "intersection")},
+}
+# The paper's property names (generate_data_mix.DATA_TAMPLATE) and values in stems.
+PAPER_PROPERTY = {"subject": "subject", "subject_number": "number", "object": "object",
+                  "object_color": "color", "spatial_relation": "position"}
+POSITION = {"left": "left_of", "right": "right_of", "on": "on", "under": "under"}
+IMAGE_FOLDER = {"single": "mix", "mix": "mix", "large": "large"}  # single reads mix's images
+
+
+def stem(state: dict) -> str:
+    """The paper's file stem of a state."""
+    return "_".join([state["subject_number"], state["subject"].replace(" ", "-"),
+                     POSITION[state["spatial_relation"]], state["object_color"], state["object"]])
+
+
+def _jpeg(png: bytes) -> bytes:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        rgb = image.convert("RGBA")
+        flat = Image.new("RGB", rgb.size, (255, 255, 255))
+        flat.paste(rgb, mask=rgb.getchannel("A"))
+    out = io.BytesIO()
+    flat.save(out, "JPEG", quality=95)
+    return out.getvalue()
+
+
+def extra_exports(rows: list[dict], build_dir: Path) -> dict[str, bytes | str]:
+    """The paper's layout under ``exports/carv_paper/``."""
+    root = "exports/carv_paper"
+    files: dict[tuple[str, str, str], list[tuple[dict, dict]]] = {}
+    images: set[tuple[str, str]] = set()
+    png_of: dict[str, str] = {}
+    for row in rows:
+        meta = json.loads(row["meta"])
+        if meta["cell"] not in TRACKS:
+            raise ValueError(f"item {row['id']}: cell {meta['cell']!r} has no track in the paper's layout "
+                             "(exports/carv.py TRACKS)")
+        track, operation, difficulty = TRACKS[meta["cell"]]
+        states = meta["states"]
+        names = ["source_1", "target_1", "query"] if track == "single" else \
+            ["source_1", "target_1", "source_2", "target_2", "query"]
+        context = [stem(states[n]) for n in names]
+        label = stem(states["answer"])
+        for s, png in zip(context + [label], list(row["file_names"]) + [meta["answer_image"]]):
+            if png_of.setdefault(s, png) != png:  # build images are named by their sha256
+                raise ValueError(f"item {row['id']}: two different images of state {s}; the paper's layout "
+                                 "holds one image per state")
+            images.add((IMAGE_FOLDER[track], s))
+        entry = {"context_image": context, "label": label, "id": row["id"]}
+        changed = {f"changed_properties{k}": sorted(PAPER_PROPERTY[p] for p, _, _ in meta.get(f"T{k}") or [])
+                   for k in (1, 2)}
+        files.setdefault((track, operation, difficulty), []).append((entry, changed))
+    out: dict[str, bytes | str] = {}
+    for (track, operation, difficulty), entries in sorted(files.items()):
+        name = f"{difficulty}_{len(entries)}.json"
+        out[f"{root}/data_path_all/{track}/{operation}/{name}"] = json.dumps([e for e, _ in entries], indent=1) + "\n"
+        out[f"{root}/data_labels_all/{track}/{operation}/{name}"] = json.dumps(
+            [{"id": e["id"], **c} for e, c in entries], indent=1) + "\n"
+    converted: dict[str, bytes] = {}
+    for folder, s in sorted(images):
+        png = png_of[s]
+        if png not in converted:
+            converted[png] = _jpeg((build_dir / png).read_bytes())
+        out[f"{root}/data/{folder}/{s}.jpeg"] = converted[png]
+    return out
+
 
 PRETTY_NAME = "CARV"
 LICENSE = "cc-by-4.0"
@@ -34,25 +123,3 @@ LIMITATIONS = [
     "judge that parses the five properties rather than by exact match.",
     "Human accuracy is not measured in this release unless an annotation section says so.",
 ]
-CITATION = """@article{du2026carv,
-  title   = {CARV: A Diagnostic Benchmark for Compositional Analogical Reasoning in Multimodal LLMs},
-  author  = {Du, Yongkang and Zou, Xiaohan and Cheng, Minhao and Lin, Lu},
-  journal = {arXiv preprint arXiv:2603.27958},
-  year    = {2026}
-}"""
-
-
-def extra_exports(rows: list[dict]) -> dict[str, str]:
-    """``exports/carv_tasks.json``: the paper's code's task layout (paths from the release root)."""
-    tasks = []
-    for row in rows:
-        meta = json.loads(row["meta"])
-        tasks.append({
-            "id": row["id"],
-            "task": row["task"],
-            "setting": meta["setting"],
-            "operation": meta["operation"],
-            "context_image": [f"data/{p}" for p in row["file_names"]],
-            "label": row["answer"],
-        })
-    return {"exports/carv_tasks.json": json.dumps(tasks, indent=1, ensure_ascii=False) + "\n"}

@@ -1,81 +1,138 @@
-"""Exports in the formats people's tools already read, and readers to check them.
+"""VLMEvalKit TSVs: one file per split and answer type, written the way VLMEvalKit reads them.
 
-VLMEvalKit TSV: columns ``index, question, answer, image, image_path, category``
-(and ``A``, ``B``, ... for multiple choice). ``image`` holds base64 PNG bytes, or, for a
-multi-image item, the Python-literal list of them that VLMEvalKit's ``toliststr``
-reads; ``image_path`` names each image so VLMEvalKit writes a shared image to disk
-once. The format can reference only a whole cell: a row whose image list equals an
-earlier row's holds that row's index instead of repeating the bytes.
+VLMEvalKit loads a custom dataset from ``$LMUData/<NAME>.tsv`` with ``pd.read_csv(f,
+sep='\\t')`` and picks the dataset type from the columns (``A`` and ``B`` make it multiple
+choice) and, for prompts, from the name (a name without "openended" is treated as
+multiple choice). So:
+
+* multiple-choice rows go to ``<benchmark>_<split>.tsv``: ``question`` holds the stem
+  only (VLMEvalKit lists the options ``A``, ``B``, ... itself), ``answer`` the letter;
+* free-text rows go to ``<benchmark>_openended_<split>.tsv``: ``question`` is the full
+  prompt, ``answer`` the reference answer.
+
+Columns: ``index`` (the row's position across the release's ``data/<split>.jsonl`` files
+in name order: unique in the release, so a prediction maps back even without ``id``),
+``id``, ``split``, ``question``, ``answer``, ``image`` (base64 PNG, or the Python-literal
+list of them for a multi-image item, or the ``index`` of an earlier row of the same file
+with the same images), ``image_path``, ``category`` (the task) and the option letters.
+Cells are quoted CSV-style where needed, so line breaks survive. A cell that pandas
+would read as missing ("None", "NA", "nan", ...) or an option column that it would turn
+into floats is refused with the item named: the model would see something else.
 """
 
 from __future__ import annotations
 
-import ast
 import base64
 import csv
 from pathlib import Path
-from typing import Iterable
 
-csv.field_size_limit(1 << 30)
+from qc.stats import question_stem
 
-TSV_COLUMNS = ["index", "question", "answer", "image", "image_path", "category"]
-
-
-def _cell(text: str) -> str:
-    # TSV has no quoting in VLMEvalKit's reader (pandas, sep='\t'); keep cells on one line.
-    return text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+COLUMNS = ["index", "id", "split", "question", "answer", "image", "image_path", "category"]
+# Substrings that switch VLMEvalKit to dataset-specific code paths (circular scoring, MMMU
+# preprocessing, special report formats): a custom dataset's name must avoid them.
+RESERVED = ("circular", "mmbench", "ccbench", "mmcr", "mmmu", "mmt", "mmsci", "lego", "blink", "wemath")
 
 
-def write_vlmevalkit_tsv(rows: Iterable[dict], data_dir: Path, path: Path) -> None:
-    """Write the TSV for release rows whose ``file_names`` are relative to ``data_dir``.
+class ExportError(ValueError):
+    """A release row that an export format cannot carry faithfully."""
 
-    Rows are streamed to the file: a multi-image benchmark's TSV holds every image of
-    every item in base64 and runs to hundreds of megabytes.
-    """
-    rows = list(rows)
-    letters = max((len(r["options"]) for r in rows if r["options"]), default=0)
-    header = TSV_COLUMNS + [chr(65 + i) for i in range(letters)]
+
+def _na_strings() -> frozenset[str]:
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    return frozenset(STR_NA_VALUES) | {""}
+
+
+def tsv_name(benchmark: str, split: str, multiple_choice: bool) -> str:
+    """The dataset name (file stem) VLMEvalKit is run with: ``--data <name>``."""
+    name = f"{benchmark}_{split}" if multiple_choice else f"{benchmark}_openended_{split}"
+    bad = [r for r in RESERVED if r in name.lower()]
+    if bad:
+        raise ExportError(f"VLMEvalKit name {name!r} contains {bad[0]!r}, which switches VLMEvalKit to "
+                          "another dataset's code path; rename the benchmark or split")
+    return name
+
+
+def release_order(rows: list[dict]) -> list[dict]:
+    """Rows in the order of ``exports.release.read_rows``: split files by name, then file order."""
+    return sorted(rows, key=lambda r: r["split"])  # stable: file order within a split
+
+
+def write_vlmevalkit(rows: list[dict], benchmark: str, data_dir: Path, out_dir: Path) -> list[str]:
+    """Write every TSV into ``out_dir``; returns the dataset names written."""
+    ordered = release_order(rows)
+    files: dict[str, list[tuple[int, dict]]] = {}
+    for index, row in enumerate(ordered):
+        files.setdefault(tsv_name(benchmark, row["split"], bool(row["options"])), []).append((index, row))
+    out_dir.mkdir(parents=True, exist_ok=True)
     encoded: dict[str, str] = {}
-    first_row_with: dict[tuple, int] = {}
-    with open(path, "w", encoding="utf-8", newline="") as out:
-        out.write("\t".join(header) + "\n")
-        for index, row in enumerate(rows):
-            out.write(_tsv_line(index, row, data_dir, letters, encoded, first_row_with))
+    for name, indexed in files.items():
+        letters = max((len(r["options"] or []) for _, r in indexed), default=0)
+        _check_options(name, [r for _, r in indexed], letters)
+        with open(out_dir / f"{name}.tsv", "w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
+            writer.writerow(COLUMNS + [chr(65 + k) for k in range(letters)])
+            first_with: dict[tuple[str, ...], int] = {}
+            for index, row in indexed:
+                writer.writerow(_cells(index, row, data_dir, letters, encoded, first_with))
+    return sorted(files)
 
 
-def _tsv_line(index: int, row: dict, data_dir: Path, letters: int, encoded: dict[str, str],
-              first_row_with: dict[tuple, int]) -> str:
+def _cells(index: int, row: dict, data_dir: Path, letters: int, encoded: dict[str, str],
+           first_with: dict[tuple[str, ...], int]) -> list[str]:
     names = tuple(row["file_names"])
-    if names in first_row_with:
-        image = str(first_row_with[names])
+    if names in first_with:
+        image = str(first_with[names])
     else:
-        first_row_with[names] = index
+        first_with[names] = index
         for name in names:
             if name not in encoded:
                 encoded[name] = base64.b64encode((data_dir / name).read_bytes()).decode()
         blobs = [encoded[n] for n in names]
         image = blobs[0] if len(blobs) == 1 else repr(blobs)
     paths = [Path(n).name for n in names]
-    answer = row["answer"]
-    if row["options"]:
-        answer = chr(65 + row["options"].index(row["answer"]))
-    cells = [str(index), _cell(row["question"]), _cell(answer), image,
+    options = row["options"] or []
+    question = question_stem(row["question"], options) if options else row["question"]
+    answer = chr(65 + options.index(row["answer"])) if options else row["answer"]
+    cells = {"id": row["id"], "split": row["split"], "question": question, "answer": answer,
+             "category": row["task"], **{chr(65 + k): o for k, o in enumerate(options)}}
+    na = _na_strings()
+    for column, text in cells.items():
+        if text.strip() in na or text != text.strip():
+            raise ExportError(f"item {row['id']}: {column} {text!r} would load in VLMEvalKit (pandas) as "
+                              "missing or changed; fix the item (QC's `answers` check lists such strings)")
+    return ([str(index), row["id"], row["split"], question, answer, image,
              paths[0] if len(paths) == 1 else repr(paths), row["task"]]
-    cells += [_cell(o) for o in (row["options"] or [])] + [""] * (letters - len(row["options"] or []))
-    return "\t".join(cells) + "\n"
+            + options + [""] * (letters - len(options)))
 
 
-def read_vlmevalkit_tsv(path: Path | str) -> list[dict]:
-    """Read the TSV back the way VLMEvalKit does: references resolved, images decoded to bytes."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
-    by_index = {r["index"]: r["image"] for r in rows}
-    out = []
-    for r in rows:
-        image = r["image"]
-        if len(image) <= 64:
-            image = by_index[image]
-        blobs = ast.literal_eval(image) if image.startswith("[") else [image]
-        paths = ast.literal_eval(r["image_path"]) if r["image_path"].startswith("[") else [r["image_path"]]
-        out.append({**r, "images": [base64.b64decode(b) for b in blobs], "image_path": paths})
-    return out
+def _reads_back(cells: list[str]) -> bool:
+    """Whether pandas' type inference shows these cells of one column as written."""
+    try:
+        numbers = [float(c) for c in cells]
+    except ValueError:
+        return True  # a text column: pandas keeps strings as they are
+    if all(c == str(int(n)) for c, n in zip(cells, numbers) if n.is_integer()) and all(n.is_integer() for n in numbers):
+        return True  # int64
+    return all(c == str(n) for c, n in zip(cells, numbers))  # float64 prints like Python
+
+
+def _check_options(name: str, rows: list[dict], letters: int) -> None:
+    """pandas infers column types: "3" beside an empty cell would show as "3.0"."""
+    for k in range(letters):
+        column = [(r["options"] or [])[k] if k < len(r["options"] or []) else None for r in rows]
+        filled = [c for c in column if c is not None]
+        numeric = all(_is_number(c) for c in filled)
+        if filled and ((numeric and None in column) or not _reads_back(filled)):
+            raise ExportError(f"{name}.tsv: option column {chr(65 + k)} holds numbers ({filled[0]!r}) that pandas "
+                              "would rewrite (3 -> 3.0 beside an empty cell); give every item of a split the "
+                              "same number of options or spell the numbers as words")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

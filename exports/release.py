@@ -58,16 +58,42 @@ def read_rows(release: Path | str) -> list[dict]:
     return rows
 
 
-def _write_parquet(rows: list[dict], path: Path) -> None:
+# The Hugging Face features of a parquet row, in the form every `datasets` version reads
+# (`Sequence`, which 4.x and later load as `List`); stored in the file's schema metadata.
+HF_FEATURES = {
+    "id": {"dtype": "string", "_type": "Value"}, "benchmark": {"dtype": "string", "_type": "Value"},
+    "task": {"dtype": "string", "_type": "Value"}, "split": {"dtype": "string", "_type": "Value"},
+    "question": {"dtype": "string", "_type": "Value"},
+    "images": {"feature": {"_type": "Image"}, "_type": "Sequence"},
+    "options": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "Sequence"},
+    "answer": {"dtype": "string", "_type": "Value"}, "meta": {"dtype": "string", "_type": "Value"},
+}
+
+
+def _write_parquet(rows: list[dict], data_dir: Path, path: Path) -> None:
+    """Rows with their images embedded (bytes and path), loadable from the file alone.
+
+    Image bytes are dictionary-encoded, so an image shown by many items is stored once.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
     schema = pa.schema([("id", pa.string()), ("benchmark", pa.string()), ("task", pa.string()),
-                        ("split", pa.string()), ("question", pa.string()),
-                        ("file_names", pa.list_(pa.string())), ("options", pa.list_(pa.string())),
-                        ("answer", pa.string()), ("meta", pa.string())])
-    table = pa.Table.from_pylist(rows, schema=schema)
-    pq.write_table(table, path, compression="zstd")
+                        ("split", pa.string()), ("question", pa.string()), ("images", pa.list_(image)),
+                        ("options", pa.list_(pa.string())), ("answer", pa.string()), ("meta", pa.string())],
+                       metadata={"huggingface": json.dumps({"info": {"features": HF_FEATURES}})})
+    blobs: dict[str, bytes] = {}
+    records = []
+    for row in rows:
+        for name in row["file_names"]:
+            if name not in blobs:
+                blobs[name] = (data_dir / name).read_bytes()
+        records.append({**{k: v for k, v in row.items() if k != "file_names"},
+                        "images": [{"bytes": blobs[n], "path": n} for n in row["file_names"]]})
+    table = pa.Table.from_pylist(records, schema=schema)
+    pq.write_table(table, path, compression="zstd", use_dictionary=True,
+                   dictionary_pagesize_limit=1 << 30, data_page_size=1 << 20)
 
 
 def _manifest_text(folder: Path) -> tuple[str, dict[str, str]]:
@@ -123,15 +149,23 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
         for split, split_rows in splits.items():
             (data / f"{split}.jsonl").write_text(
                 "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in split_rows), encoding="utf-8")
-            _write_parquet(split_rows, data / f"{split}.parquet")
-        from exports.interop import write_vlmevalkit_tsv
+            _write_parquet(split_rows, data, data / f"{split}.parquet")
+        from exports import lmms_eval
+        from exports.interop import ExportError, write_vlmevalkit
 
-        (final_tmp / "exports").mkdir()
-        write_vlmevalkit_tsv(rows, data, final_tmp / "exports" / f"{benchmark}_vlmevalkit.tsv")
-        extra = plugin.extra_exports(rows) if plugin and hasattr(plugin, "extra_exports") else {}
-        for rel, text in extra.items():
+        try:
+            vlmevalkit = write_vlmevalkit(rows, benchmark, data, final_tmp / "exports" / "vlmevalkit")
+        except ExportError as err:
+            raise ReleaseError(f"{build_dir}: {err}") from None
+        extra: dict[str, str | bytes] = lmms_eval.files(benchmark, version, rows)
+        if plugin and hasattr(plugin, "extra_exports"):
+            extra |= plugin.extra_exports(rows, build_dir)
+        for rel, content in extra.items():
             (final_tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-            (final_tmp / rel).write_text(text, encoding="utf-8")
+            if isinstance(content, bytes):
+                (final_tmp / rel).write_bytes(content)
+            else:
+                (final_tmp / rel).write_text(content, encoding="utf-8")
         qc_dict = report.to_dict()
         qc_dict["build"] = build_dir.name  # no machine-specific path in a release
         (final_tmp / "qc_report.json").write_text(dump_json(qc_dict))
@@ -148,8 +182,11 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
             "build_manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
             "items": len(rows), "splits": {s: len(r) for s, r in splits.items()},
             "tasks": dict(sorted(manifest.get("counts", {}).get("by_task", {}).items())),
-            "extra_exports": sorted(extra),
-            "split_bytes": {s: (data / f"{s}.jsonl").stat().st_size for s in splits},
+            "citation": (manifest.get("config") or {}).get("citation") or None,
+            "vlmevalkit": vlmevalkit, "lmms_eval": lmms_eval.readme_names(benchmark, rows),
+            "extra_exports": sorted({rel.split("/")[1] for rel in extra if rel.count("/") > 1}
+                                    - {"lmms_eval"}),
+            "split_bytes": {s: (data / f"{s}.parquet").stat().st_size for s in splits},
             "stats_md": (build_dir / "stats.md").read_text(encoding="utf-8") if (build_dir / "stats.md").is_file() else None,
         }
         from exports.card import card, croissant

@@ -153,7 +153,7 @@ def test_no_image_or_item_content_is_shared_across_splits(tmp_path):
     items = balanced_mcq(8)
     items[1]["images"] = [0]  # the first item's image, in another split
     items[1]["split"] = "train"
-    items[2]["split"] = "valid"
+    items[2]["split"] = "validation"
     report = run_qc(make_toy_build(tmp_path / "b", items), tmp_path / "none.jsonl")
     found = errors(report, "splits")
     assert len(found) == 1 and "test, train" in found[0].message
@@ -350,7 +350,7 @@ def test_the_shipped_configs_validate():
     from builders import carv
 
     assert len(carv.load_config()["cells"]) == 11
-    assert constructure.load_config()["splits"] == {"train": 7, "valid": 1, "test": 2}
+    assert constructure.load_config()["splits"] == {"train": 7, "validation": 1, "test": 2}
 
 
 # --------------------------------------------------------------------------- predictions files
