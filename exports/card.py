@@ -55,7 +55,7 @@ def yaml_header(info: dict, plugin: ModuleType | None) -> str:
 
 def evaluate_with(info: dict, plugin: ModuleType | None) -> list[str]:
     """How to run each tool the field uses on this release, with the exact commands."""
-    folder = f"{info['benchmark']}/{info['version']}"
+    folder = f"releases/{info['benchmark']}/{info['version']}"
     names = info.get("vlmevalkit", [])
     out = ["## Evaluate with ...", "", "### VLMEvalKit", "",
            "Copy the TSVs of `exports/vlmevalkit/` into `$LMUData` (default `~/LMUData`) and run "
@@ -63,7 +63,7 @@ def evaluate_with(info: dict, plugin: ModuleType | None) -> list[str]:
            + ", ".join(f"`{n}`" for n in names) + ". Names with `openended` are free-text (VLMEvalKit "
            "then adds no multiple-choice instructions); the others are multiple choice, with the "
            "stem in `question` and the options in `A`, `B`, .... Score its prediction file here: "
-           f"`cogforge eval score {folder} --predictions <model>_<name>.xlsx` (the `id` column, or "
+           f"`cogforge eval score --release {folder} --predictions <model>_<name>.xlsx` (the `id` column, or "
            "`index`, joins each prediction to its item; `--split` picks the split).", "",
            "### lmms-eval", "",
            f"`lmms-eval --model <model> --include_path {folder}/exports/lmms_eval --tasks <task>`; "
@@ -92,7 +92,7 @@ def card(info: dict, qc: dict, plugin: ModuleType | None, changes: dict | None,
            'ds[0]["images"]  # list of PIL images, in prompt order',
            'import json; json.loads(ds[0]["meta"])  # benchmark ground truth', "```", "",
            "`data/<split>.parquet` holds every row with its images embedded, so the parquet files "
-           "alone are the dataset (this loads with `datasets` 2.19 or later, 3.x and 4.x included). "
+           "alone are the dataset (tested with `datasets` 5.2 and 3.6; older than 4.0 works too). "
            "The same rows are in `data/<split>.jsonl`, with `file_names` relative to `data/`, and each "
            "image is stored once in `data/images/` (named by its sha256).", "",
            "## Structure and fields", "", "| split | items |", "| --- | --- |"]

@@ -100,7 +100,8 @@ def _cells(index: int, row: dict, data_dir: Path, letters: int, encoded: dict[st
     na = _na_strings()
     for column, text in cells.items():
         if text.strip() in na or text != text.strip():
-            raise ExportError(f"item {row['id']}: {column} {text!r} would load in VLMEvalKit (pandas) as "
+            what = f"option {column}" if len(column) == 1 else column
+            raise ExportError(f"item {row['id']}: {what} {text!r} would load in VLMEvalKit (pandas) as "
                               "missing or changed; fix the item (QC's `answers` check lists such strings)")
     return ([str(index), row["id"], row["split"], question, answer, image,
              paths[0] if len(paths) == 1 else repr(paths), row["task"]]

@@ -47,6 +47,15 @@ def carv_release(carv_build, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def constructure_release(constructure_build, tmp_path_factory) -> Path:
+    """The full CONSTRUCTURE build released as 1.0.0."""
+    from exports.release import release
+
+    root = tmp_path_factory.mktemp("releases")
+    return release(constructure_build, "1.0.0", root, decisions=root / "none.jsonl")
+
+
+@pytest.fixture(scope="session")
 def carv_items(carv_build) -> list[dict]:
     return read_jsonl(carv_build / "items.jsonl")
 

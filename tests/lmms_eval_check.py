@@ -1,0 +1,41 @@
+"""Run inside .venv-lmms (lmms-eval 0.7.3, datasets 3.6): load a release the tools' own way.
+
+Usage: python lmms_eval_check.py RELEASE RESPONSES.json
+Prints JSON: for each split, what `datasets.load_dataset(RELEASE)` gives; for each lmms-eval
+task in RELEASE/exports/lmms_eval, loaded through lmms-eval's TaskManager, the accuracy on
+gold targets and on shuffled targets, and the verdict on each response of RESPONSES
+({item id: response}).
+"""
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import datasets
+from lmms_eval.tasks import TaskManager, get_task_dict
+
+release, responses = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text())
+out = {"datasets_version": datasets.__version__, "splits": {}, "tasks": {}}
+loaded = datasets.load_dataset(str(release))
+for split, ds in loaded.items():
+    first = ds[0]
+    out["splits"][split] = {"n": len(ds), "features": {k: repr(v) for k, v in ds.features.items()},
+                            "first_id": first["id"], "first_sizes": [list(im.size) for im in first["images"]]}
+manager = TaskManager(include_path=str(release / "exports" / "lmms_eval"), include_defaults=False)
+names = sorted(n for n in manager.all_tasks if n in manager.all_subtasks)
+for name, task in get_task_dict(names, manager).items():
+    docs = list(task.test_docs())
+    targets = [task.doc_to_target(d) for d in docs]
+    shuffled = targets[:]
+    random.Random(0).shuffle(shuffled)
+    mean = task.aggregation()["accuracy"]
+    verdicts = {d["id"]: task.process_results(d, [responses[d["id"]]])["accuracy"] for d in docs
+                if d["id"] in responses}
+    out["tasks"][name] = {
+        "n": len(docs), "ids": [d["id"] for d in docs],
+        "gold": mean([task.process_results(d, [t])["accuracy"] for d, t in zip(docs, targets)]),
+        "shuffled": mean([task.process_results(d, [t])["accuracy"] for d, t in zip(docs, shuffled)]),
+        "text": task.doc_to_text(docs[0]), "images": len(task.doc_to_visual(docs[0])),
+        "target": targets[0], "verdicts": verdicts}
+print(json.dumps(out))
