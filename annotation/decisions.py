@@ -2,7 +2,7 @@
 
 ``annotation/decisions/<benchmark>.jsonl`` holds one decision per line::
 
-    {"unit": "image" | "item", "key": "<image sha256 or item id>",
+    {"unit": "image" | "item" | "edge", "key": "<image sha256, item id or word|from>to>",
      "decision": "accept" | "reject" | "tie", "reasons": [...], "state": {...} | null,
      "stage": "<annotation stage>", "votes": {...}}
 
@@ -17,6 +17,8 @@ from pathlib import Path
 
 DECISIONS_DIR = Path("annotation") / "decisions"
 _FIELDS = {"unit", "key", "decision"}
+# image: by content hash; item: by item id; edge: a sense-graph edge "word|source>target"
+UNITS = ("image", "item", "edge")
 
 
 class DecisionError(ValueError):
@@ -42,7 +44,7 @@ def load_decisions(path: Path | str) -> list[dict]:
             raise DecisionError(f"{path}:{number}: not valid JSON ({err.msg})") from None
         if not isinstance(row, dict) or not _FIELDS <= set(row):
             raise DecisionError(f"{path}:{number}: a decision needs {sorted(_FIELDS)}")
-        if row["decision"] not in ("accept", "reject", "tie") or row["unit"] not in ("image", "item"):
-            raise DecisionError(f"{path}:{number}: unit must be image|item and decision accept|reject|tie")
+        if row["decision"] not in ("accept", "reject", "tie") or row["unit"] not in UNITS:
+            raise DecisionError(f"{path}:{number}: unit must be one of {'|'.join(UNITS)} and decision accept|reject|tie")
         out.append(row)
     return out

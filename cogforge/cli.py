@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 from pathlib import Path
 
@@ -40,6 +41,19 @@ def cmd_build(args: argparse.Namespace) -> int:
     excluded = [d["state"] for d in decisions
                 if d["unit"] == "image" and d["decision"] == "reject" and d.get("state")]
     kwargs = {"excluded": excluded} if excluded else {}
+    accepts = inspect.signature(module.build).parameters
+    if "decisions" in accepts:  # builders that read other units (cogevolve: sense-graph edges)
+        kwargs["decisions"] = decisions
+    if args.input:
+        if "inputs" not in accepts:
+            raise SystemExit(f"--input: the {args.benchmark} builder takes no input files")
+        inputs: dict[str, list[str]] = {}
+        for spec in args.input:
+            key, sep, path = spec.partition("=")
+            if not sep or not path:
+                raise SystemExit(f"--input {spec!r}: expected KEY=PATH, e.g. chainnet=edges.tsv")
+            inputs.setdefault(key, []).append(path)
+        kwargs["inputs"] = inputs
     manifest = module.build(out_dir, seed=args.seed, config_path=args.config,
                             progress=not args.quiet, **kwargs)
     if excluded:
@@ -195,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--quiet", action="store_true", help="no progress bars")
     build.add_argument("--decisions", default=None,
                        help="human decisions to apply (default: annotation/decisions/<benchmark>.jsonl)")
+    build.add_argument("--input", action="append", metavar="KEY=PATH",
+                       help="an input file for the builder's config list KEY (cogevolve: chainnet=FILE, "
+                            "wsd_xml=FILE); repeatable")
     build.set_defaults(func=cmd_build)
 
     qc = sub.add_parser("qc", help="check a build; writes qc_report.json and qc_report.md")

@@ -1,0 +1,579 @@
+"""CogEvolve items (paper section 3.4): sense graphs -> Tiers 1a, 1b, 2, 3a, 3b and controls.
+
+The graphs come from WordNet 3.0 through the regular-polysemy patterns (or from
+ChainNet-format files named in the config or with ``--input chainnet=FILE``), after
+the ``sense-graph-audit`` decisions. Sentences come from WordNet's examples (and
+unified-format WSD corpora). Each word whose prototype has a Twemoji drawing gets
+one SVG schema per sense, all reusing one core through ``<defs>``/``<use>``, each
+checked by :mod:`cogforge.svgcheck` before it is rendered.
+
+Tasks (``task`` ids):
+
+* ``1a``: a sentence, the target word, the graph's definitions as options A, B, ...
+* ``1b-i2t`` / ``1b-t2i``: a schema image and the definitions / a definition and the
+  word's schema images (options "Image 1", ...);
+* ``2``: a sentence and the target word; options Prototype, Metaphor, Metonymy;
+  balanced over the three roles;
+* ``3a`` / ``3a-masked``: the shuffled definitions of one root-to-sense path, IDs A,
+  B, ...; the answer is the gold order "B -> A -> C"; the masked control replaces the
+  word, its inflections, compounds and synonyms with ``[TARGET]`` and does not name it;
+* ``3b`` / ``3b-svg``: the path's schema images as "Image A", "Image B", ... / their SVG
+  sources as text.
+
+IDs and option orders come from the build's RNG and never follow WordNet's sense
+numbers (which are ordered by frequency: ordering by them solves most pairs). Answer
+positions are balanced with a ledger (the least used position for that option count).
+Words are split 7:1:2, so that no word appears in two splits.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import re
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, model_validator
+from tqdm import tqdm
+
+from cogforge import __version__, svgcheck
+from cogforge.buildio import BuildWriter
+from cogforge.config import Schema, load
+from cogforge.record import Item
+from cogforge.stats import build_stats
+from generators import wordnet
+from generators.cogevolve import graphs as sense_graphs
+from generators.cogevolve import schemas, sentences
+
+NAME = "cogevolve"
+DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
+ROOT = Path(__file__).resolve().parent.parent
+SPLIT_NAMES = ("train", "validation", "test")
+TASKS = ["1a", "1b-i2t", "1b-t2i", "2", "3a", "3a-masked", "3b", "3b-svg"]
+ROLE_OPTIONS = ["Prototype", "Metaphor", "Metonymy"]
+MASK = "[TARGET]"
+SEQUENCE_FORMAT = "Final Sequence: [ID] -> [ID] -> ..."
+
+PROMPTS = {
+    "1a": ("Sentence: {sentence}\nTarget word: {form}\n"
+           "Which definition gives the meaning of the target word as it is used in this sentence?"),
+    "1b-i2t": ('The image represents one meaning of the word "{word}". '
+               "Which definition corresponds to the meaning the image depicts?"),
+    "1b-t2i": ('Definition of one meaning of the word "{word}": {gloss}\n'
+               "The images are numbered in the order they are given (Image 1, Image 2, ...). "
+               "Which image depicts this meaning?"),
+    "2": ("Sentence: {sentence}\nTarget word: {form}\n"
+          "What is the cognitive role of the target word's meaning in this sentence? "
+          "Prototype: the literal, core, most typical sense. "
+          "Metaphor: used figuratively to draw a comparison (similarity). "
+          "Metonymy: refers to something closely related to the core sense (contiguity)."),
+    "3a": ('These are meanings of the word "{word}", in no particular order:\n{listing}\n'
+           "Order them as a path of semantic extension: first the prototype (the most concrete, basic "
+           "meaning), then each meaning that extends the previous one by metaphor or metonymy. "
+           "Reason only from the definitions given, not from etymology. "
+           "End with the line: " + SEQUENCE_FORMAT),
+    "3a-masked": ("These are meanings of an unknown word, written [TARGET] where it occurs, in no particular "
+                  "order:\n{listing}\n"
+                  "Order them as a path of semantic extension: first the prototype (the definition that "
+                  "describes the most physical, tangible meaning), then each meaning that extends the previous "
+                  "one by metaphor or metonymy. End with the line: " + SEQUENCE_FORMAT),
+    "3b": ('The images, given in order as {ids}, each represent one meaning of the word "{word}". '
+           "Order them as a path of semantic extension: first the prototype (the most concrete, physical "
+           "meaning), then each image whose meaning extends the previous one. "
+           "End with the line: " + SEQUENCE_FORMAT),
+    "3b-svg": ('Below are SVG sources of images, {ids}, each representing one meaning of the word "{word}".\n'
+               "{listing}\n"
+               "Order them as a path of semantic extension: first the prototype (the most concrete, physical "
+               "meaning), then each image whose meaning extends the previous one. "
+               "End with the line: " + SEQUENCE_FORMAT),
+}
+
+
+class Config(Schema):
+    """``builders/cogevolve.toml``."""
+
+    seed: Annotated[int, Field(ge=0)] = 0
+    citation: str = ""
+    wordnet_dir: str | None = None
+    patterns: str = "generators/data/cogevolve_patterns.toml"
+    chainnet: list[str] = []
+    wsd_xml: list[str] = []
+    twemoji_dir: str | None = None
+    tier3_long_share: Annotated[float, Field(ge=0, lt=1)] = 0.0
+    splits: dict[str, Annotated[int, Field(ge=0)]] = {"train": 7, "validation": 1, "test": 2}
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if not self.splits or sum(self.splits.values()) == 0:
+            raise ValueError("splits need at least one positive weight, e.g. { train = 7, validation = 1, test = 2 }")
+        bad = [n for n in self.splits if n not in SPLIT_NAMES]
+        if bad:
+            raise ValueError(f"split names {bad} are not among {list(SPLIT_NAMES)}")
+        return self
+
+
+GRAPH_CACHE_FORMAT = "v1"  # bump when the miner changes what it keeps
+
+
+def mined_graphs(wn, patterns_path: Path, wordnet_dir: str | None, progress: bool) -> list[dict]:
+    """The miner's graphs, cached in ``.cache/`` by the WordNet files' and the pattern
+    file's hashes (mining reads every noun: ~12 s here; a warm load takes milliseconds)."""
+    import hashlib
+
+    key = hashlib.sha256(patterns_path.read_bytes()).hexdigest()[:16]
+    fp = wordnet.fingerprint(wordnet.wordnet_dir(wordnet_dir))
+    cache = wordnet.CACHE / f"cogevolve-graphs-{GRAPH_CACHE_FORMAT}-{fp}-{key}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    graphs = sense_graphs.mine(wn(), patterns_path, progress=progress)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_name(cache.name + ".tmp")
+    tmp.write_text(json.dumps(graphs))  # key order kept: senses are in sense-number order
+    tmp.replace(cache)
+    return graphs
+
+
+def load_config(path: Path | str | None = None, inputs: dict[str, list[str]] | None = None) -> dict:
+    config = load(Path(path or DEFAULT_CONFIG), Config).model_dump()
+    for key, paths in (inputs or {}).items():
+        if key not in ("chainnet", "wsd_xml"):
+            raise SystemExit(f"--input {key}=...: cogevolve takes chainnet=FILE or wsd_xml=FILE")
+        config[key] = list(config[key]) + list(paths)
+    return config
+
+
+def _resolve(path: str) -> Path:
+    p = Path(path)
+    return p if p.is_absolute() or p.exists() else ROOT / p
+
+
+# --------------------------------------------------------------------------- masking
+
+
+def mask_terms(graph: dict) -> list[str]:
+    """What 3a-masked hides: the word, its inflections and every lemma of the graph's
+    synsets (synonyms); :func:`mask` also hides compounds that contain the word."""
+    terms = set(graph["lexical"]["forms"]) | set(graph["lexical"]["synonyms"])
+    return sorted((t for t in terms if t), key=lambda t: (-len(t), t))
+
+
+def mask(text: str, terms: list[str], word: str) -> str:
+    out = text
+    for term in terms:
+        out = re.sub(rf"(?<![\w-]){re.escape(term)}(?![\w-])", MASK, out, flags=re.I)
+    # compounds: any token that contains the word (canful, tin-can)
+    return re.sub(rf"[\w-]*{re.escape(word.replace('_', ' '))}[\w-]*", MASK, out, flags=re.I)
+
+
+def leaks(text: str, forms: list[str]) -> bool:
+    """True when a masked text still names the word or an inflection."""
+    return sentences.find_form(text, forms) is not None
+
+
+# --------------------------------------------------------------------------- images
+
+
+def load_cores() -> dict[str, str]:
+    """Synset name -> emoji code points, from CONSTRUCTURE's curated emoji map."""
+    from generators.constructure import load_emoji_map
+
+    out = {}
+    for entry in load_emoji_map():
+        out.setdefault(entry.synset, entry.codepoints)
+    return out
+
+
+def core_for(graph: dict, cores: dict[str, str]) -> tuple[str, str] | None:
+    """(code points, depicted synset): the prototype's own emoji, else a direct hypernym's."""
+    synset_name = graph["senses"][graph["prototype"]]["synset"]
+    if synset_name in cores:
+        return cores[synset_name], synset_name
+    for hyper in graph["lexical"]["prototype_hypernyms"]:
+        if hyper in cores:
+            return cores[hyper], hyper
+    return None
+
+
+_SCENE_BY_LEXNAME = {"noun.food": "dish", "noun.group": "institution", "noun.attribute": "swatch",
+                     "noun.shape": "outline", "noun.quantity": "contents", "noun.act": "action"}
+
+
+def scene_for(graph: dict, key: str, patterns: dict[str, str]) -> str:
+    """The scene kind of a sense: its pattern's, else by lexicographer file and label."""
+    if key == graph["prototype"]:
+        return "prototype"
+    parent = next((s for s, t, _ in graph["edges"] if t == key), None)
+    label = next(label for s, t, label in graph["edges"] if t == key)
+    name = graph.get("patterns", {}).get(f"{parent}>{key}")
+    if name in patterns:
+        return patterns[name]
+    lexname = graph["senses"][key]["lexname"]
+    if lexname == "noun.person":
+        return "person-like" if label == "metaphor" else "person-part"
+    return _SCENE_BY_LEXNAME.get(lexname, "outline" if label == "metaphor" else "emblem")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class Positions:
+    """Balances answer positions: each new item puts its answer at the least used
+    position for its number of options (ties broken by the item's RNG)."""
+
+    def __init__(self):
+        self.used: dict[tuple[str, int], Counter] = defaultdict(Counter)
+
+    def place(self, task: str, answer, others: list, rng: random.Random) -> list:
+        n = len(others) + 1
+        used = self.used[(task, n)]
+        low = min(used[p] for p in range(n))
+        pos = rng.choice([p for p in range(n) if used[p] == low])
+        used[pos] += 1
+        rest = list(others)
+        rng.shuffle(rest)
+        return rest[:pos] + [answer] + rest[pos:]
+
+
+def _letters(n: int) -> list[str]:
+    return [chr(65 + k) for k in range(n)]
+
+
+def _mcq_prompt(question: str, options: list[str]) -> str:
+    return question + "\n" + "\n".join(f"{chr(65 + k)}. {o}" for k, o in enumerate(options)) + \
+        "\nAnswer with the option's letter."
+
+
+def split_words(words: list[str], weights: dict[str, int], seed: int) -> dict[str, str]:
+    order = sorted(words)
+    random.Random(f"cogevolve:{seed}:splits").shuffle(order)
+    total, out, start = sum(weights.values()), {}, 0
+    names = [n for n in weights if weights[n] > 0]
+    for k, split in enumerate(names):
+        end = len(order) if k == len(names) - 1 else start + round(len(order) * weights[split] / total)
+        for word in order[start:end]:
+            out[word] = split
+        start = end
+    return out
+
+
+# --------------------------------------------------------------------------- build
+
+
+def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
+          progress: bool = True, decisions: list[dict] | None = None,
+          inputs: dict[str, list[str]] | None = None) -> dict:
+    """Build CogEvolve into ``out_dir``; returns the manifest (with timings)."""
+    started = time.perf_counter()
+    config = load_config(config_path, inputs)
+    seed = config["seed"] if seed is None else seed
+    wn = functools.cache(lambda: wordnet.reader(config.get("wordnet_dir")))  # only when something needs it
+    patterns_path = _resolve(config["patterns"])
+    patterns, _concrete = sense_graphs.load_patterns(patterns_path)
+    graphs = mined_graphs(wn, patterns_path, config.get("wordnet_dir"), progress)
+    sources = {"wordnet-patterns": len(graphs)}
+    imported = []
+    for path in config["chainnet"]:
+        found, info = sense_graphs.import_chainnet(_resolve(path), wn())
+        imported += [sense_graphs.lexical(wn(), g) for g in found]
+        sources[f"chainnet:{Path(path).name}"] = info
+    if imported:
+        replaced = {g["word"] for g in imported}
+        graphs = [g for g in graphs if g["word"] not in replaced] + imported
+    graphs, decided = sense_graphs.apply_decisions(graphs, decisions, wn()) if decisions else (graphs, {})
+    graphs.sort(key=lambda g: (g["word"], g.get("id", g["word"])))
+    for graph in graphs:
+        graph.setdefault("id", graph["word"])
+    mined = time.perf_counter()
+
+    sents = sentences.wordnet_examples(graphs)
+    corpus_counts = {}
+    for path in config["wsd_xml"]:
+        found, info = sentences.import_wsd_xml(_resolve(path), graphs)
+        sents += found
+        corpus_counts[Path(path).name] = info
+    split_of = split_words(sorted({g["word"] for g in graphs}), config["splits"], seed)
+    scene_of_pattern = {p.name: p.scene for p in patterns}
+    twemoji = Path(config.get("twemoji_dir") or ROOT / ".cache" / "twemoji")
+    cores = load_cores()
+
+    with BuildWriter(out_dir) as writer:
+        # ---- schemas: one core per word, one scene per sense
+        schema_of: dict[str, dict[str, dict]] = {}  # graph id -> sense key -> image record
+        svg_source: dict[str, str] = {}  # build path -> SVG text (for 3b-svg)
+        imaged = [g for g in graphs if core_for(g, cores)]
+        for graph in tqdm(imaged, desc="schemas", unit="word", disable=not progress):
+            points, depicted = core_for(graph, cores)
+            srng = random.Random(f"cogevolve:{seed}:{graph['id']}:svg")
+            core_id = "k" + "".join(srng.choice("0123456789") for _ in range(8))
+            core, colour = schemas.core_group(schemas.core_file(twemoji, points).read_bytes(), core_id)
+            records = {}
+            for key in graph["senses"]:
+                svg = schemas.compose(core, core_id, colour, scene_for(graph, key, scene_of_pattern), srng)
+                checked = svgcheck.ensure(svg, f"{graph['id']}:{key}", banned_words=[graph["word"]])
+                png = schemas.render(svg)
+                svg_source[writer.add_image(svg, ".svg")] = svg.decode()
+                records[key] = {"sense": key, "svg": writer.add_image(svg, ".svg"), "png": writer.add_image(png),
+                                "core_sha256": checked.core_sha256, "elements": checked.elements,
+                                "png_bytes": len(png), "scene": scene_for(graph, key, scene_of_pattern),
+                                "core": {"emoji": points, "synset": depicted}}
+            if len({r["core_sha256"] for r in records.values()}) != 1:
+                raise svgcheck.SVGError(f"{graph['id']}: the core differs between the word's images")
+            schema_of[graph["id"]] = records
+        drawn = time.perf_counter()
+
+        items, counters, dropped = [], Counter(), Counter()
+        positions = Positions()
+        seen: set[tuple] = set()
+
+        def add(task: str, graph: dict, question: str, images: list[str], options, answer: str, meta: dict):
+            key = (task, question, tuple(images), tuple(options or ()))  # what a model is shown
+            if key in seen:
+                dropped[f"{task} (duplicate)"] += 1
+                return
+            seen.add(key)
+            counters[task] += 1
+            full = {"word": graph["word"], "graph_id": graph["id"], "graph": graph_meta(graph),
+                    "split_unit": f"word-{graph['word']}", **meta}
+            if options:
+                full["answer_letter"] = chr(65 + options.index(answer))
+            items.append(Item(id=f"cogevolve-{task}-{counters[task]:05d}", benchmark=NAME, task=task,
+                              split=split_of[graph["word"]], question=question, images=images,
+                              options=options, answer=answer, meta=full))
+
+        by_id = {g["id"]: g for g in graphs}
+        by_word = defaultdict(list)
+        for g in graphs:
+            by_word[g["word"]].append(g)
+        role_of = {g["id"]: sense_graphs.roles(g) for g in graphs}
+
+        # ---- Tier 1a and the Tier-2 pool: sentences
+        tier2_pool: dict[str, list] = defaultdict(list)
+        for k, s in enumerate(sents):
+            graph = next((g for g in by_word.get(s["word"], []) if s["sense"] in g["senses"]), None)
+            if graph is None:
+                continue
+            rng = random.Random(f"cogevolve:{seed}:sentence:{k}:{s['sense']}")
+            glosses = {key: v["gloss"] for key, v in graph["senses"].items()}
+            if len(set(glosses.values())) != len(glosses):
+                dropped["1a (two senses share a gloss)"] += 1
+            else:
+                answer = glosses[s["sense"]]
+                options = positions.place("1a", answer, [v for key, v in glosses.items() if key != s["sense"]], rng)
+                question = _mcq_prompt(PROMPTS["1a"].format(sentence=s["text"], form=s["form"]), options)
+                add("1a", graph, question, [], options, answer,
+                    {"sense": s["sense"], "sentence": s, "option_senses": _option_senses(graph, options)})
+            role = role_of[graph["id"]].get(s["sense"])
+            if role:
+                tier2_pool[role].append((graph, s))
+
+        # ---- Tier 2: balanced over the three roles
+        per_role = min((len(tier2_pool[r]) for r in ROLE_OPTIONS), default=0)
+        rng2 = random.Random(f"cogevolve:{seed}:tier2")
+        for role in ROLE_OPTIONS:
+            pool = list(tier2_pool[role])
+            rng2.shuffle(pool)
+            dropped[f"2 (balancing {role})"] += len(pool) - per_role
+            for graph, s in sorted(pool[:per_role], key=lambda gs: (gs[0]["word"], gs[1]["text"])):
+                question = _mcq_prompt(PROMPTS["2"].format(sentence=s["text"], form=s["form"]), ROLE_OPTIONS)
+                add("2", graph, question, [], list(ROLE_OPTIONS), role, {"sense": s["sense"], "sentence": s,
+                                                                          "role": role})
+        dropped = Counter({k: v for k, v in dropped.items() if v})
+
+        # ---- Tier 1b: images <-> definitions
+        for graph in imaged:
+            records = schema_of[graph["id"]]
+            glosses = {key: v["gloss"] for key, v in graph["senses"].items()}
+            if len(set(glosses.values())) != len(glosses):
+                continue
+            for key in graph["senses"]:
+                rng = random.Random(f"cogevolve:{seed}:1b:{key}")
+                options = positions.place("1b-i2t", glosses[key], [glosses[o] for o in glosses if o != key], rng)
+                add("1b-i2t", graph, _mcq_prompt(PROMPTS["1b-i2t"].format(word=graph["word"]), options),
+                    [records[key]["png"]], options, glosses[key],
+                    {"sense": key, "option_senses": _option_senses(graph, options),
+                     "image_records": [records[key]]})
+                order = positions.place("1b-t2i", key, [o for o in graph["senses"] if o != key], rng)
+                options = [f"Image {n}" for n in range(1, len(order) + 1)]
+                add("1b-t2i", graph, _mcq_prompt(PROMPTS["1b-t2i"].format(word=graph["word"], gloss=glosses[key]),
+                                                 options),
+                    [records[o]["png"] for o in order], options, f"Image {order.index(key) + 1}",
+                    {"sense": key, "image_senses": order, "image_records": [records[o] for o in order]})
+
+        # ---- Tier 3: paths
+        all_paths = [(g, p) for g in graphs for p in sense_graphs.paths(g)]
+        long_paths = [gp for gp in all_paths if len(gp[1]) > 2]
+        short = [gp for gp in all_paths if len(gp[1]) == 2]
+        share = config["tier3_long_share"]
+        if share > 0 and long_paths:
+            keep = min(len(short), round(len(long_paths) * (1 - share) / share))
+            rng3 = random.Random(f"cogevolve:{seed}:tier3")
+            kept = set(map(id, rng3.sample(short, keep)))
+            dropped["3 (thinning N=2 paths)"] += len(short) - keep
+            short = [gp for gp in short if id(gp) in kept]
+        paths_kept = balance_paths(short + long_paths, schema_of, random.Random(f"cogevolve:{seed}:balance"),
+                                   dropped)
+        gold_first: list[bool] = []
+        for graph, path in paths_kept:
+            rng = random.Random(f"cogevolve:{seed}:path:{'>'.join(path)}")
+            shown = list(path)
+            rng.shuffle(shown)
+            if len(path) == 2:  # half the pairs are shown in gold order, half reversed
+                same = Counter(gold_first)[True] <= Counter(gold_first)[False]
+                shown = list(path) if same else list(path)[::-1]
+                gold_first.append(same)
+            ids = _letters(len(shown))
+            id_of = dict(zip(shown, ids))
+            answer = " -> ".join(id_of[k] for k in path)
+            base = {"path": path, "n": len(path), "stratum": "N=2" if len(path) == 2 else "N>2",
+                    "id_map": {i: k for k, i in id_of.items()}}
+            listing = "\n".join(f"[{id_of[k]}] {graph['senses'][k]['gloss']}" for k in shown)
+            add("3a", graph, PROMPTS["3a"].format(word=graph["word"], listing=listing), [], None, answer, base)
+            terms = mask_terms(graph)
+            masked = "\n".join(f"[{id_of[k]}] {mask(graph['senses'][k]['gloss'], terms, graph['word'])}"
+                               for k in shown)
+            if leaks(masked, graph["lexical"]["forms"]):
+                dropped["3a-masked (word still visible)"] += 1
+            else:
+                add("3a-masked", graph, PROMPTS["3a-masked"].format(listing=masked), [], None, answer,
+                    base | {"masked_terms": terms})
+            if graph["id"] in schema_of:
+                records = schema_of[graph["id"]]
+                names = ", ".join(f"Image {i}" for i in ids)
+                image_meta = {"image_records": [records[k] for k in shown]}
+                add("3b", graph, PROMPTS["3b"].format(word=graph["word"], ids=names),
+                    [records[k]["png"] for k in shown], None, answer, base | image_meta)
+                listing = "\n".join(f"Image {id_of[k]}:\n" + svg_source[records[k]["svg"]].strip()
+                                    for k in shown)
+                add("3b-svg", graph, PROMPTS["3b-svg"].format(word=graph["word"], ids=names, listing=listing),
+                    [], None, answer, base | {"svg_records": [records[k] for k in shown]})
+        questioned = time.perf_counter()
+
+        writer.write_items(items)
+        stats = statistics(graphs, sents, items, split_of, role_of, schema_of)
+        writer.write_text("graphs.jsonl", "".join(json.dumps(g, sort_keys=True) + "\n" for g in graphs))
+        writer.write_text("stats.md", build_stats(items) + "\n" + stats_markdown(stats))
+        manifest = writer.commit({
+            "toolkit": {"name": "cogforge", "version": __version__}, "benchmark": NAME, "seed": seed,
+            "config": config,
+            "wordnet": {"dir": str(wordnet.wordnet_dir(config.get("wordnet_dir"))),
+                        "fingerprint": wordnet.fingerprint(wordnet.wordnet_dir(config.get("wordnet_dir")))},
+            "media": {"mode": "RGB", "size": [schemas.SIZE, schemas.SIZE]},
+            "sources": {"graphs": sources, "decisions": decided, "corpora": corpus_counts},
+            "counts": {"items": len(items), "images": len({p for i in items for p in i.images}),
+                       "graphs": len(graphs), "schemas": sum(map(len, schema_of.values())),
+                       "by_task": dict(sorted(counters.items())), "dropped_questions": dict(sorted(dropped.items()))},
+            "statistics": stats,
+        })
+    done = time.perf_counter()
+    manifest["elapsed_s"] = done - started
+    manifest["timings"] = {"graphs_s": mined - started, "schemas_s": drawn - mined,
+                           "questions_s": questioned - drawn, "write_s": done - questioned}
+    return manifest
+
+
+SHORTCUT_MARGIN = 0.03  # blind orderings may beat chance by this much (QC warns at 0.05)
+
+
+def path_orderings(graph: dict, path: list[str], records: dict | None) -> dict[str, list[str]]:
+    """What blind heuristics predict for a path (sense keys in predicted order), from
+    information a model may have without reasoning: frequency (WordNet sense numbers,
+    SemCor counts) and, for images, drawing complexity. Ties keep the gold order
+    reversed, so a tie never helps a heuristic."""
+    senses = graph["senses"]
+    tie = list(reversed(path))
+    out = {"sense number": sorted(tie, key=lambda k: senses[k]["number"]),
+           "SemCor count": sorted(tie, key=lambda k: -senses[k]["count"])}
+    if records:
+        out["fewest elements first"] = sorted(tie, key=lambda k: records[k]["elements"])
+        out["smallest PNG first"] = sorted(tie, key=lambda k: records[k]["png_bytes"])
+    return out
+
+
+def balance_paths(paths: list[tuple[dict, list[str]]], schema_of: dict, rng: random.Random,
+                  dropped: Counter) -> list[tuple[dict, list[str]]]:
+    """Adversarial filtering of Tier-3 paths (I-RAVEN's lesson): WordNet numbers senses
+    by frequency and prototypes are often the most frequent sense, so "order by sense
+    number" would solve most pairs without reading them. While a blind ordering's exact
+    match beats chance by more than SHORTCUT_MARGIN in a stratum (N=2, N>2; 3b's
+    imaged paths on their own too), a seeded quarter of the paths it solves is dropped;
+    what is dropped is counted in the manifest."""
+    from math import factorial
+
+    kept = list(paths)
+    for stratum in ("N=2", "N>2"):
+        for scope in ("3a", "3b"):
+            for _ in range(60):
+                mine = [gp for gp in kept if (len(gp[1]) == 2) == (stratum == "N=2")
+                        and (scope == "3a" or gp[0]["id"] in schema_of)]
+                if not mine:
+                    break
+                chance = sum(1 / factorial(len(p)) for _, p in mine) / len(mine)
+                solved: dict[str, list] = defaultdict(list)
+                for gp in mine:
+                    for name, order in path_orderings(gp[0], gp[1], schema_of.get(gp[0]["id"])).items():
+                        if order == gp[1]:
+                            solved[name].append(gp)
+                if not solved:
+                    break
+                name, hits = max(solved.items(), key=lambda kv: (len(kv[1]), kv[0]))
+                if len(hits) / len(mine) <= chance + SHORTCUT_MARGIN:
+                    break
+                drop = set(map(id, rng.sample(hits, max(1, len(hits) // 4))))
+                dropped[f"3 {stratum} (blind ordering: {name})"] += len(drop)
+                kept = [gp for gp in kept if id(gp) not in drop]
+    return kept
+
+
+def graph_meta(graph: dict) -> dict:
+    """The graph as items record it: senses with keys and glosses, edges, the prototype."""
+    return {"prototype": graph["prototype"], "source": graph["source"],
+            "senses": [{"key": k, "gloss": v["gloss"], "synset": v["synset"], "lexname": v["lexname"],
+                        "number": v["number"], "count": v["count"]} for k, v in graph["senses"].items()],
+            "edges": [list(e) for e in graph["edges"]]}
+
+
+def _option_senses(graph: dict, options: list[str]) -> list[str]:
+    by_gloss = {v["gloss"]: k for k, v in graph["senses"].items()}
+    return [by_gloss[o] for o in options]
+
+
+def statistics(graphs, sents, items, split_of, role_of, schema_of) -> dict:
+    """Words, senses, edges, paths by length, the label split, sentences per role (Table 6)."""
+    paths = Counter(len(p) for g in graphs for p in sense_graphs.paths(g))
+    labels = Counter(e[2] for g in graphs for e in g["edges"])
+    in_graph = {(g["word"], k): g["id"] for g in graphs for k in g["senses"]}
+    roles = Counter(role_of[in_graph[(s["word"], s["sense"])]].get(s["sense"]) or "mixed"
+                    for s in sents if (s["word"], s["sense"]) in in_graph)
+    patterns = Counter(v for g in graphs for v in g.get("patterns", {}).values())
+    total = sum(roles.values()) or 1
+    return {
+        "graphs": {"words": len({g["word"] for g in graphs}), "graphs": len(graphs),
+                   "senses": sum(len(g["senses"]) for g in graphs), "edges": sum(labels.values()),
+                   "paths_n2": paths.get(2, 0), "paths_n_gt2": sum(v for k, v in paths.items() if k > 2),
+                   "paths_by_length": {str(k): v for k, v in sorted(paths.items())},
+                   "metaphor": labels.get("metaphor", 0), "metonymy": labels.get("metonymy", 0),
+                   "words_with_schemas": len(schema_of), "schemas": sum(map(len, schema_of.values()))},
+        "sentences_by_role": {r: {"count": roles.get(r, 0), "share": round(roles.get(r, 0) / total, 3)}
+                              for r in ROLE_OPTIONS},
+        "edges_by_pattern": dict(sorted(patterns.items())),
+        "words_by_split": dict(sorted(Counter(split_of.values()).items())),
+    }
+
+
+def stats_markdown(stats: dict) -> str:
+    from cogforge.stats import markdown_table
+
+    g = stats["graphs"]
+    out = ["Sense graphs:", "",
+           markdown_table(["words", "senses", "edges", "metaphor", "metonymy", "paths N=2", "paths N>2",
+                           "words with schemas", "schemas"],
+                          [[g["words"], g["senses"], g["edges"], g["metaphor"], g["metonymy"], g["paths_n2"],
+                            g["paths_n_gt2"], g["words_with_schemas"], g["schemas"]]]),
+           "", "Sentences by the role of their sense (the paper's Table 6):", "",
+           markdown_table(["role", "sentences", "share"],
+                          [[r, v["count"], f"{100 * v['share']:.1f}%"] for r, v in stats["sentences_by_role"].items()])]
+    return "\n".join(out) + "\n"
