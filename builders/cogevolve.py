@@ -28,7 +28,9 @@ Words are split 7:1:2, so that no word appears in two splits.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
 import json
 import random
 import re
@@ -40,6 +42,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 from tqdm import tqdm
 
+from builders._filtering import filter_shortcuts
 from cogforge import __version__, svgcheck
 from cogforge.buildio import BuildWriter
 from cogforge.config import Schema, load
@@ -170,8 +173,8 @@ def mask(text: str, terms: list[str], word: str) -> str:
 
 
 def leaks(text: str, forms: list[str]) -> bool:
-    """True when a masked text still names the word or an inflection."""
-    return sentences.find_form(text, forms) is not None
+    """True when a masked text still names the word or an inflection (the mask itself aside)."""
+    return sentences.find_form(text.replace(MASK, " "), forms) is not None
 
 
 # --------------------------------------------------------------------------- images
@@ -304,6 +307,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         # ---- schemas: one core per word, one scene per sense
         schema_of: dict[str, dict[str, dict]] = {}  # graph id -> sense key -> image record
         svg_source: dict[str, str] = {}  # build path -> SVG text (for 3b-svg)
+        drawn_by: dict[str, str] = {}  # PNG sha256 -> graph id: no picture is shared by two words
         imaged = [g for g in graphs if core_for(g, cores)]
         for graph in tqdm(imaged, desc="schemas", unit="word", disable=not progress):
             points, depicted = core_for(graph, cores)
@@ -312,14 +316,21 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             core, colour = schemas.core_group(schemas.core_file(twemoji, points).read_bytes(), core_id)
             records = {}
             for key in graph["senses"]:
-                svg = schemas.compose(core, core_id, colour, scene_for(graph, key, scene_of_pattern), srng)
+                kind = scene_for(graph, key, scene_of_pattern)
+                for _ in range(50):  # another word with the same core may have drawn the same picture
+                    svg = schemas.compose(core, core_id, colour, kind, srng)
+                    png = schemas.render(svg)
+                    digest = hashlib.sha256(png).hexdigest()
+                    if drawn_by.setdefault(digest, graph["id"]) == graph["id"]:
+                        break
+                else:
+                    raise RuntimeError(f"{graph['id']}: no picture of {key} differs from other words' pictures")
                 checked = svgcheck.ensure(svg, f"{graph['id']}:{key}", banned_words=[graph["word"]])
-                png = schemas.render(svg)
-                svg_source[writer.add_image(svg, ".svg")] = svg.decode()
-                records[key] = {"sense": key, "svg": writer.add_image(svg, ".svg"), "png": writer.add_image(png),
+                svg_path = writer.add_image(svg, ".svg", folder="svg")
+                svg_source[svg_path] = svg.decode()
+                records[key] = {"sense": key, "svg": svg_path, "png": writer.add_image(png),
                                 "core_sha256": checked.core_sha256, "elements": checked.elements,
-                                "png_bytes": len(png), "scene": scene_for(graph, key, scene_of_pattern),
-                                "core": {"emoji": points, "synset": depicted}}
+                                "png_bytes": len(png), "scene": kind, "core": {"emoji": points, "synset": depicted}}
             if len({r["core_sha256"] for r in records.values()}) != 1:
                 raise svgcheck.SVGError(f"{graph['id']}: the core differs between the word's images")
             schema_of[graph["id"]] = records
@@ -416,15 +427,16 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             short = [gp for gp in short if id(gp) in kept]
         paths_kept = balance_paths(short + long_paths, schema_of, random.Random(f"cogevolve:{seed}:balance"),
                                    dropped)
-        gold_first: list[bool] = []
+        gold_first = {True: Counter(), False: Counter()}
         for graph, path in paths_kept:
             rng = random.Random(f"cogevolve:{seed}:path:{'>'.join(path)}")
             shown = list(path)
             rng.shuffle(shown)
-            if len(path) == 2:  # half the pairs are shown in gold order, half reversed
-                same = Counter(gold_first)[True] <= Counter(gold_first)[False]
+            if len(path) == 2:  # half the pairs in gold order, half reversed (3b's own pairs too)
+                ledger = gold_first[graph["id"] in schema_of]
+                same = ledger[True] <= ledger[False]
                 shown = list(path) if same else list(path)[::-1]
-                gold_first.append(same)
+                ledger[same] += 1
             ids = _letters(len(shown))
             id_of = dict(zip(shown, ids))
             answer = " -> ".join(id_of[k] for k in path)
@@ -450,6 +462,8 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                                     for k in shown)
                 add("3b-svg", graph, PROMPTS["3b-svg"].format(word=graph["word"], ids=names, listing=listing),
                     [], None, answer, base | {"svg_records": [records[k] for k in shown]})
+        items = _filter_and_number(items, random.Random(f"cogevolve:{seed}:filter"), dropped)
+        counters = Counter(i.task for i in items)
         questioned = time.perf_counter()
 
         writer.write_items(items)
@@ -526,6 +540,26 @@ def balance_paths(paths: list[tuple[dict, list[str]]], schema_of: dict, rng: ran
                 dropped[f"3 {stratum} (blind ordering: {name})"] += len(drop)
                 kept = [gp for gp in kept if id(gp) not in drop]
     return kept
+
+
+def _filter_and_number(items: list[Item], rng: random.Random, dropped: Counter) -> list[Item]:
+    """Drop multiple-choice items that blind heuristics answer (a sentence's sense tends
+    to have the shorter gloss), then number items per task in order."""
+    from qc.stats import question_stem
+
+    # 1a and 2 are read from their sentence: overlap with it is evidence, not a cue (QC
+    # skips those heuristics there too), so the filter does not see the question
+    pending = [{"task": i.task, "options": i.options, "answer": i.answer,
+                "question": "" if i.task in ("1a", "2") else question_stem(i.question, i.options), "item": i}
+               for i in items if i.options]
+    kept = {id(q["item"]) for q in filter_shortcuts(pending, rng, dropped, [t for t in TASKS if t[0] in "12"])}
+    out, numbers = [], Counter()
+    for item in items:
+        if item.options and id(item) not in kept:
+            continue
+        numbers[item.task] += 1
+        out.append(dataclasses.replace(item, id=f"cogevolve-{item.task}-{numbers[item.task]:05d}"))
+    return out
 
 
 def graph_meta(graph: dict) -> dict:

@@ -37,6 +37,7 @@ from pydantic import Field, model_validator
 
 from tqdm import tqdm
 
+from builders._filtering import filter_shortcuts
 from cogforge import __version__
 from cogforge.buildio import BuildWriter
 from cogforge.config import Schema, load
@@ -434,7 +435,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                 pending.append({"task": task, "chain": idx, "level": i, "image": x,
                                 "question": QUESTIONS[task], "options": texts, "answer": answer,
                                 "roles": dict(roles)})
-    pending = filter_shortcuts(pending, random.Random(f"constructure:{seed}:filter"), dropped)
+    pending = filter_shortcuts(pending, random.Random(f"constructure:{seed}:filter"), dropped, TASKS)
     questioned = time.perf_counter()
 
     needed = sorted({q["image"] for q in pending})
@@ -488,44 +489,6 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     manifest["timings"] = {"graph_s": loaded - started, "questions_s": questioned - loaded,
                            "write_s": done - questioned}
     return manifest
-
-
-SHORTCUT_MARGIN = 0.03  # blind heuristics may beat chance by this much (QC fails at 0.05)
-
-
-def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter) -> list[dict]:
-    """Adversarial filtering: drop questions that blind heuristics answer.
-
-    Where the ledger cannot even the rates out (the common-ancestor task's distractors
-    are always the concept's own lineage; the most general concept tends to have the
-    shortest name), a heuristic that never looks at the image still finds the answer:
-    QC's choices-only baseline and every heuristic of :data:`qc.stats.HEURISTICS`.
-    Each round takes the heuristic furthest above chance and drops a seeded random
-    half of the questions it gets right (for an "avoid-" heuristic, that its cue gets
-    wrong), until all are within SHORTCUT_MARGIN of chance; what is dropped is
-    counted in the manifest by task and heuristic.
-    """
-    from qc.stats import choices_only_predictions, heuristic_accuracies
-
-    for task in TASKS:
-        for _ in range(40):
-            mine = [q for q in pending if q["task"] == task]
-            if not mine:
-                break
-            options, answers = [q["options"] for q in mine], [q["answer"] for q in mine]
-            chance = sum(1 / len(o) for o in options) / len(mine)
-            scores = heuristic_accuracies(options, answers, [q["question"] for q in mine])
-            picks = choices_only_predictions(options, answers)
-            hits = [p == a for p, a in zip(picks, answers)]
-            scores["choices-only"] = (sum(hits) / len(mine), hits)
-            name, (acc, hits) = max(scores.items(), key=lambda kv: (kv[1][0], kv[0]))
-            if acc <= chance + SHORTCUT_MARGIN:
-                break
-            solved = [id(q) for q, hit in zip(mine, hits) if hit]
-            drop = set(rng.sample(solved, max(1, len(solved) // 4)))
-            dropped[f"{task} (blind heuristic: {name})"] += len(drop)
-            pending = [q for q in pending if id(q) not in drop]
-    return pending
 
 
 def statistics(items: list[Item], chains: list[tuple[str, ...]], split_of: dict[int, str], graph: Graph) -> dict:

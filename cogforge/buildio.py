@@ -110,10 +110,12 @@ class BuildWriter:
         if self.tmp.exists():
             shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def add_image(self, data: bytes, suffix: str = ".png") -> str:
-        """Store image bytes once; returns the path relative to the build folder."""
+    def add_image(self, data: bytes, suffix: str = ".png", folder: str = "images") -> str:
+        """Store image bytes once (``folder``: ``images`` for what models see, another
+        folder for sources such as SVG); returns the path relative to the build folder."""
         digest = hashlib.sha256(data).hexdigest()
-        rel = f"images/{digest}{suffix}"
+        rel = f"{folder}/{digest}{suffix}"
+        (self.tmp / folder).mkdir(exist_ok=True)
         if rel not in self._images:
             (self.tmp / rel).write_bytes(data)
             self._images[rel] = digest

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from qc import stats
+from cogforge.record import Item
 from qc.core import Build, CheckResult, Finding, plugin
 
 # A blind baseline (no image) on a task of at least SHORTCUT_MIN_ITEMS items fails the
@@ -262,12 +263,15 @@ def check_answers(build: Build) -> CheckResult:
 def check_balance(build: Build) -> CheckResult:
     out = CheckResult()
     report = {}
+    # families a benchmark sizes unequally on purpose (CogEvolve: one item per sentence,
+    # image or path) are reported, not judged
+    by_design = _benchmark_option(build, "UNBALANCED_BY_DESIGN", frozenset())
     for family, groups in strata(build).items():
         counts = {value: len(items) for value, items in sorted(groups.items())}
         bi, g = stats.balance_index(list(counts.values())), stats.gini(list(counts.values()))
         report[family] = {"strata": len(counts), "balance_index": bi, "gini": g,
                           "min": min(counts.values()), "max": max(counts.values())}
-        if len(counts) > 1 and bi < BALANCE_WARNING:
+        if len(counts) > 1 and bi < BALANCE_WARNING and family not in by_design:
             severity = "error" if bi < BALANCE_ERROR else "warning"
             rare = min(counts, key=counts.get)
             common = max(counts, key=counts.get)
@@ -319,6 +323,10 @@ def check_shortcuts(build: Build) -> CheckResult:
     out = CheckResult()
     rows = []
     vocabulary = len({i.answer for i in build.items if i.options is None}) or 1
+    chance_of = getattr(plugin(build.benchmark), "chance", None)
+    # tasks whose question text is the evidence (word-sense disambiguation from a sentence):
+    # overlap between the question and the answer is what a reader uses, not a leak
+    evidence = _benchmark_option(build, "QUESTION_IS_EVIDENCE", frozenset())
     for task, items in sorted(strata(build)["task"].items()):
         answers = [i.answer for i in items]
         mcq = [i for i in items if i.options is not None]
@@ -333,19 +341,30 @@ def check_shortcuts(build: Build) -> CheckResult:
             rows.append(_judge(out, "choices-only", task, sum(p == a for p, a in zip(picks, truth)) / n, n, chance))
             stems = [stats.question_stem(i.question, i.options) for i in mcq]
             for name, (acc, _) in stats.heuristic_accuracies(options, truth, stems).items():
+                if task in evidence and "question-words" in name:
+                    continue  # the words of the sentence are the evidence, not a cue
                 rows.append(_judge(out, name, task, acc, n, chance))
             frequency = stats.heuristic_accuracies(options, truth, stems, stats.FREQUENCY_HEURISTICS)
             for name, (acc, _) in frequency.items():
                 rows.append(_judge(out, name, task, acc, n, chance, worst="warning"))
         else:
+            # a benchmark whose free answers are not drawn from one vocabulary (an ordering
+            # of N IDs: 1/N!) says what chance is in qc/<benchmark>.py
+            chance = (float(np.mean([chance_of(i) for i in items])) if chance_of else 1 / vocabulary)
             _, hits = stats.majority_baseline(answers)
-            rows.append(_judge(out, "majority-answer", task, hits / len(items), len(items), 1 / vocabulary))
+            rows.append(_judge(out, "majority-answer", task, hits / len(items), len(items), chance))
             by_question: dict[str, Counter] = defaultdict(Counter)
             for i in items:
                 by_question[i.question][i.answer] += 1
-            hits = sum(max(by_question[i.question].items(), key=lambda kv: (kv[1] - (kv[0] == i.answer), kv[0]))[0]
-                       == i.answer for i in items)
-            rows.append(_judge(out, "question-majority", task, hits / len(items), len(items), 1 / vocabulary))
+
+            def others_majority(i: Item) -> str | None:
+                """The most common answer of the *other* items with this question (leave one out)."""
+                counts = {a: c - (a == i.answer) for a, c in by_question[i.question].items()}
+                counts = {a: c for a, c in counts.items() if c > 0}
+                return max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else None
+
+            hits = sum(others_majority(i) == i.answer for i in items)
+            rows.append(_judge(out, "question-majority", task, hits / len(items), len(items), chance))
     out.stats = {"baselines": rows}
     return out
 

@@ -1,0 +1,45 @@
+"""Adversarial filtering shared by builders (not a benchmark: the registry skips ``_`` modules)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+SHORTCUT_MARGIN = 0.03  # blind heuristics may beat chance by this much (QC fails at 0.05)
+
+
+def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, tasks: list[str]) -> list[dict]:
+    """Adversarial filtering: drop questions that blind heuristics answer.
+
+    ``pending`` holds one dict per multiple-choice question with ``task``, ``options``,
+    ``answer`` and ``question`` (the stem, without the options). Where a builder cannot
+    even the rates out (CONSTRUCTURE's common-ancestor distractors are always the
+    concept's own lineage; a CogEvolve sentence's sense tends to have the shorter
+    gloss), a heuristic that never looks at the image still finds the answer:
+    QC's choices-only baseline and every heuristic of :data:`qc.stats.HEURISTICS`.
+    Each round takes the heuristic furthest above chance and drops a seeded random
+    half of the questions it gets right (for an "avoid-" heuristic, that its cue gets
+    wrong), until all are within SHORTCUT_MARGIN of chance; what is dropped is
+    counted in the manifest by task and heuristic.
+    """
+    from qc.stats import choices_only_predictions, heuristic_accuracies
+
+    for task in tasks:
+        for _ in range(40):
+            mine = [q for q in pending if q["task"] == task]
+            if not mine:
+                break
+            options, answers = [q["options"] for q in mine], [q["answer"] for q in mine]
+            chance = sum(1 / len(o) for o in options) / len(mine)
+            scores = heuristic_accuracies(options, answers, [q["question"] for q in mine])
+            picks = choices_only_predictions(options, answers)
+            hits = [p == a for p, a in zip(picks, answers)]
+            scores["choices-only"] = (sum(hits) / len(mine), hits)
+            name, (acc, hits) = max(scores.items(), key=lambda kv: (kv[1][0], kv[0]))
+            if acc <= chance + SHORTCUT_MARGIN:
+                break
+            solved = [id(q) for q, hit in zip(mine, hits) if hit]
+            drop = set(rng.sample(solved, max(1, len(solved) // 4)))
+            dropped[f"{task} (blind heuristic: {name})"] += len(drop)
+            pending = [q for q in pending if id(q) not in drop]
+    return pending
