@@ -32,6 +32,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import math
 import random
 import re
 import time
@@ -490,54 +491,63 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
 
 
 SHORTCUT_MARGIN = 0.03  # blind orderings may beat chance by this much (QC warns at 0.05)
+AUDIT_MIN_ITEMS = 30  # smaller strata are reported by QC, not filtered or judged
 
 
-def path_orderings(graph: dict, path: list[str], records: dict | None) -> dict[str, list[str]]:
-    """What blind heuristics predict for a path (sense keys in predicted order), from
-    information a model may have without reasoning: frequency (WordNet sense numbers,
-    SemCor counts) and, for images, drawing complexity. Ties keep the gold order
-    reversed, so a tie never helps a heuristic."""
+def ordering_keys(graph: dict, path: list[str], records: dict | None) -> dict[str, dict[str, float]]:
+    """What blind heuristics sort a path's senses by (ascending), from what a model may
+    know without reasoning: frequency (WordNet sense numbers, SemCor counts) and, for
+    images, drawing complexity (drawn elements, PNG bytes)."""
     senses = graph["senses"]
-    tie = list(reversed(path))
-    out = {"sense number": sorted(tie, key=lambda k: senses[k]["number"]),
-           "SemCor count": sorted(tie, key=lambda k: -senses[k]["count"])}
+    out = {"sense number": {k: senses[k]["number"] for k in path},
+           "SemCor count": {k: -senses[k]["count"] for k in path}}
     if records:
-        out["fewest elements first"] = sorted(tie, key=lambda k: records[k]["elements"])
-        out["smallest PNG first"] = sorted(tie, key=lambda k: records[k]["png_bytes"])
+        out["fewest elements first"] = {k: records[k]["elements"] for k in path}
+        out["smallest PNG first"] = {k: records[k]["png_bytes"] for k in path}
     return out
+
+
+def ordering_hit(keys: dict[str, float], path: list[str]) -> float:
+    """Probability that sorting by ``keys``, ties broken at random, gives ``path``."""
+    values = [keys[k] for k in path]
+    if any(a > b for a, b in zip(values, values[1:])):
+        return 0.0
+    chance = 1.0
+    for count in Counter(values).values():
+        chance /= math.factorial(count)
+    return chance
 
 
 def balance_paths(paths: list[tuple[dict, list[str]]], schema_of: dict, rng: random.Random,
                   dropped: Counter) -> list[tuple[dict, list[str]]]:
     """Adversarial filtering of Tier-3 paths (I-RAVEN's lesson): WordNet numbers senses
     by frequency and prototypes are often the most frequent sense, so "order by sense
-    number" would solve most pairs without reading them. While a blind ordering's exact
-    match beats chance by more than SHORTCUT_MARGIN in a stratum (N=2, N>2; 3b's
-    imaged paths on their own too), a seeded quarter of the paths it solves is dropped;
-    what is dropped is counted in the manifest."""
-    from math import factorial
-
+    number" could solve pairs without reading them. While a blind ordering's expected
+    exact match (random tie-breaks) is more than SHORTCUT_MARGIN from chance in a
+    stratum (N=2, N>2; 3b's imaged paths on their own too), a seeded quarter of the
+    paths it decides the wrong way (solves when above chance, fails when below) is
+    dropped; what is dropped is counted in the manifest."""
     kept = list(paths)
     for stratum in ("N=2", "N>2"):
         for scope in ("3a", "3b"):
-            for _ in range(60):
+            for _ in range(80):
                 mine = [gp for gp in kept if (len(gp[1]) == 2) == (stratum == "N=2")
                         and (scope == "3a" or gp[0]["id"] in schema_of)]
-                if not mine:
+                if len(mine) < AUDIT_MIN_ITEMS:  # too few to tell a cue from sampling noise
                     break
-                chance = sum(1 / factorial(len(p)) for _, p in mine) / len(mine)
-                solved: dict[str, list] = defaultdict(list)
-                for gp in mine:
-                    for name, order in path_orderings(gp[0], gp[1], schema_of.get(gp[0]["id"])).items():
-                        if order == gp[1]:
-                            solved[name].append(gp)
-                if not solved:
+                chance = sum(1 / math.factorial(len(p)) for _, p in mine) / len(mine)
+                hits: dict[str, list[float]] = defaultdict(list)
+                for g, p in mine:  # 3a is text: only 3b's scope has the drawing heuristics
+                    records = schema_of.get(g["id"]) if scope == "3b" else None
+                    for name, keys in ordering_keys(g, p, records).items():
+                        hits[name].append(ordering_hit(keys, p))
+                name, scores = max(hits.items(), key=lambda kv: (abs(sum(kv[1]) / len(mine) - chance), kv[0]))
+                acc = sum(scores) / len(mine)
+                if abs(acc - chance) <= SHORTCUT_MARGIN:
                     break
-                name, hits = max(solved.items(), key=lambda kv: (len(kv[1]), kv[0]))
-                if len(hits) / len(mine) <= chance + SHORTCUT_MARGIN:
-                    break
-                drop = set(map(id, rng.sample(hits, max(1, len(hits) // 4))))
-                dropped[f"3 {stratum} (blind ordering: {name})"] += len(drop)
+                decided = [gp for gp, h in zip(mine, scores) if (h == 1.0 if acc > chance else h == 0.0)]
+                drop = set(map(id, rng.sample(decided, max(1, len(decided) // 4))))
+                dropped[f"3 {stratum} (blind ordering: {name} {'above' if acc > chance else 'below'} chance)"] += len(drop)
                 kept = [gp for gp in kept if id(gp) not in drop]
     return kept
 
