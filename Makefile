@@ -17,6 +17,15 @@ LS_STAMP := $(LS_VENV)/.installed
 TEST_STAMP := $(VENV)/.test-installed
 LMMS_VENV := .venv-lmms
 LMMS_STAMP := $(LMMS_VENV)/.installed
+# CogEvolve's core drawings: Twemoji SVGs (graphics CC-BY 4.0) from the npm registry,
+# pinned by version and checked by hash.
+TWEMOJI_VERSION := 15.0.0
+TWEMOJI_SHA256 := 1d2907557a422c7c4e3feca50ef915c39da1db3d76b4a4d7e73fb59bce4403c3
+TWEMOJI_DIR := .cache/twemoji
+TWEMOJI_STAMP := $(TWEMOJI_DIR)/.installed
+
+# the same, as one shell command (inside a recipe line)
+apt_install_inline = { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; }
 
 define apt_install
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -26,7 +35,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: setup setup-label-studio build-carv build-constructure qc release annotate test bench clean
+.PHONY: setup setup-label-studio setup-twemoji build-carv build-constructure build-cogevolve qc release annotate test bench clean
 
 BENCH ?= carv
 
@@ -58,6 +67,17 @@ $(LMMS_STAMP): exports/requirements-lmms-eval.lock
 	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps lmms-eval==0.7.3
 	@touch $@
 
+$(TWEMOJI_STAMP):
+	@command -v npm >/dev/null || $(call apt_install_inline,npm)
+	@rm -rf $(TWEMOJI_DIR).tmp && mkdir -p $(TWEMOJI_DIR).tmp
+	cd $(TWEMOJI_DIR).tmp && npm pack --silent @twemoji/svg@$(TWEMOJI_VERSION) >/dev/null
+	@echo "$(TWEMOJI_SHA256)  $(TWEMOJI_DIR).tmp/twemoji-svg-$(TWEMOJI_VERSION).tgz" | sha256sum -c --quiet
+	tar -xzf $(TWEMOJI_DIR).tmp/twemoji-svg-$(TWEMOJI_VERSION).tgz -C $(TWEMOJI_DIR).tmp
+	@rm -rf $(TWEMOJI_DIR) && mv $(TWEMOJI_DIR).tmp/package $(TWEMOJI_DIR) && rm -rf $(TWEMOJI_DIR).tmp
+	@touch $@
+
+setup-twemoji: $(TWEMOJI_STAMP)
+
 $(TEST_STAMP): $(STAMP)
 	$(call apt_install,$(TEST_APT_PACKAGES))
 	@touch $@
@@ -67,6 +87,9 @@ build-carv: $(STAMP)
 
 build-constructure: $(STAMP)
 	$(VENV)/bin/cogforge build constructure
+
+build-cogevolve: $(STAMP) $(TWEMOJI_STAMP)
+	$(VENV)/bin/cogforge build cogevolve
 
 qc: $(STAMP)
 	$(VENV)/bin/cogforge qc build/$(BENCH)
@@ -80,10 +103,10 @@ release: $(STAMP)
 annotate: $(STAMP) $(LS_STAMP)
 	$(VENV)/bin/cogforge annotate serve --port $(or $(PORT),8080)
 
-test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(TEST_STAMP)
+test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP)
 	$(PY) -m pytest
 
-bench: $(STAMP)
+bench: $(STAMP) $(TWEMOJI_STAMP)
 	$(PY) -m cogforge.bench
 
 clean:

@@ -208,7 +208,12 @@ def choices(annotation: dict, name: str) -> list[str] | None:
 
 
 def derive_decisions(snapshot: dict, stage: Stage) -> list[dict]:
-    """Majority vote of the ``verdict`` control per unit; ties are flagged for an expert."""
+    """Majority vote of the ``verdict`` control per unit; ties are flagged for an expert.
+
+    A rejected sense-graph edge (unit ``edge``) also gets a ``fix``: "reverse" when
+    more than half of its reject votes said "direction reversed", else "relabel" when
+    more than half said "wrong label", else None (the edge is removed).
+    """
     out = []
     for task in snapshot["tasks"]:
         votes, reasons = Counter(), Counter()
@@ -225,10 +230,14 @@ def derive_decisions(snapshot: dict, stage: Stage) -> list[dict]:
             continue
         ranked = votes.most_common()
         decision = "tie" if len(ranked) > 1 and ranked[0][1] == ranked[1][1] else ranked[0][0]
-        out.append({"unit": stage.unit, "key": task["data"]["key"], "decision": decision,
-                    "reasons": sorted(reasons), "votes": dict(sorted(votes.items())),
-                    "state": task["data"].get("state"), "stage": stage.name,
-                    "project": snapshot["project"]["id"]})
+        row = {"unit": stage.unit, "key": task["data"]["key"], "decision": decision,
+               "reasons": sorted(reasons), "votes": dict(sorted(votes.items())),
+               "state": task["data"].get("state"), "stage": stage.name,
+               "project": snapshot["project"]["id"]}
+        if stage.unit == "edge" and decision == "reject":
+            row["fix"] = next((fix for reason, fix in (("direction reversed", "reverse"), ("wrong label", "relabel"))
+                               if 2 * reasons[reason] > votes["reject"]), None)
+        out.append(row)
     return sorted(out, key=lambda d: d["key"])
 
 

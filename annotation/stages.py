@@ -1,13 +1,14 @@
 """Annotation stages: what a Label Studio project shows for a build, and what it decides.
 
 A stage names its labeling-config template (``annotation/templates/<stage>.xml``),
-turns a build into tasks (each keyed by a stable ``key``: an image's sha256 or an
-item id), optionally adds machine suggestions as predictions, and says which unit
-its accept/reject decisions apply to.
+turns a build into tasks (each keyed by a stable ``key``: an image's sha256, an
+item id or a sense-graph edge ``word|source>target``), optionally adds machine
+suggestions as predictions, and says which unit its accept/reject decisions apply to.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from dataclasses import dataclass
@@ -88,11 +89,68 @@ def item_validation_tasks(build: Path, document_root: Path) -> list[dict]:
             for i in _items(build)]
 
 
+@functools.cache
+def _wordnet(folder: str | None):
+    from generators import wordnet
+
+    return wordnet.reader(Path(folder) if folder else None)
+
+
+def sense_graph_audit_tasks(build: Path, document_root: Path) -> list[dict]:
+    """One task per edge of the build's sense graphs, keyed like the decisions that
+    :func:`generators.cogevolve.graphs.apply_decisions` reads.
+
+    The word's other WordNet noun senses are shown for context (graphs hold only the
+    senses they connect), from the WordNet folder the build was made with. The
+    prototype is not marked: the direction of the edge is what is being judged.
+    """
+    from generators.cogevolve.graphs import edge_key, word_senses
+
+    manifest = json.loads((build / "manifest.json").read_text())
+    wn = _wordnet((manifest.get("wordnet") or {}).get("dir"))
+    out = []
+    for line in (build / "graphs.jsonl").read_text().splitlines():
+        graph = json.loads(line)
+        word = graph["word"]
+        senses = word_senses(wn, word) | graph["senses"]
+        for source, target, label in graph["edges"]:
+            others = [v["gloss"] for k, v in senses.items() if k not in (source, target)]
+            out.append({"key": edge_key(word, source, target),
+                        "word": f"Word: {word.replace('_', ' ')}",
+                        "from": f"From: {senses[source]['gloss']}",
+                        "to": f"To: {senses[target]['gloss']}",
+                        "relation": f"Proposed relation: {label}",
+                        "others": "\n".join(f"- {g}" for g in others) or "(none)",
+                        "state": {"graph": graph.get("id", word), "word": word, "source": source,
+                                  "target": target, "label": label}})
+    return out
+
+
+def cogevolve_schema_audit_tasks(build: Path, document_root: Path) -> list[dict]:
+    """One task per distinct schema PNG the items show, keyed by its sha256.
+
+    Scenes are drawn from the word's core, so the same bytes can stand for meanings
+    of several words (a generic dish): the task lists every meaning the picture is
+    used for. No ``state``: the decision is about the image, found by its hash.
+    """
+    meanings: dict[str, dict[tuple[str, str], str]] = {}
+    for item in _items(build):
+        glosses = {s["key"]: s["gloss"] for s in item["meta"].get("graph", {}).get("senses", [])}
+        for record in item["meta"].get("image_records", []):
+            meanings.setdefault(record["png"], {})[(item["meta"]["word"], record["sense"])] = glosses[record["sense"]]
+    out = []
+    for png, shown in sorted(meanings.items(), key=lambda kv: Path(kv[0]).stem):
+        lines = [f"{word.replace('_', ' ')}: {gloss}" for (word, _), gloss in sorted(shown.items())]
+        out.append({"key": Path(png).stem, "image": local_url(build / png, document_root),
+                    "meaning": "\n".join(lines), "senses": sorted(sense for _, sense in shown)})
+    return out
+
+
 @dataclass(frozen=True)
 class Stage:
     name: str
     benchmark: str | None  # None: any benchmark
-    unit: Literal["image", "item"]
+    unit: Literal["image", "item", "edge"]
     decides: bool  # whether the stage's accept/reject becomes a decision
     tasks: Callable[[Path, Path], list[dict]]
     predictions: Callable[[Path, list[dict]], dict[str, list[dict]]] | None = None
@@ -107,6 +165,8 @@ STAGES = {s.name: s for s in [
     Stage("carv-image-audit", "carv", "image", True, carv_image_audit_tasks, carv_image_audit_predictions),
     Stage("carv-human-baseline", "carv", "item", False, human_baseline_tasks, caption_question="caption"),
     Stage("item-validation", None, "item", True, item_validation_tasks),
+    Stage("sense-graph-audit", "cogevolve", "edge", True, sense_graph_audit_tasks),
+    Stage("cogevolve-schema-audit", "cogevolve", "image", True, cogevolve_schema_audit_tasks),
 ]}
 
 

@@ -428,13 +428,13 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             short = [gp for gp in short if id(gp) in kept]
         paths_kept = balance_paths(short + long_paths, schema_of, random.Random(f"cogevolve:{seed}:balance"),
                                    dropped)
-        gold_first = {True: Counter(), False: Counter()}
+        gold_first: dict[tuple, Counter] = defaultdict(Counter)  # (imaged, split) -> shown in gold order?
         for graph, path in paths_kept:
             rng = random.Random(f"cogevolve:{seed}:path:{'>'.join(path)}")
             shown = list(path)
             rng.shuffle(shown)
-            if len(path) == 2:  # half the pairs in gold order, half reversed (3b's own pairs too)
-                ledger = gold_first[graph["id"] in schema_of]
+            if len(path) == 2:  # half the pairs in gold order, half reversed (per split; 3b's own too)
+                ledger = gold_first[(graph["id"] in schema_of, split_of[graph["word"]])]
                 same = ledger[True] <= ledger[False]
                 shown = list(path) if same else list(path)[::-1]
                 ledger[same] += 1

@@ -144,6 +144,20 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_svg(args: argparse.Namespace) -> int:
+    """``cogforge svg check FILE...``: the image-schema rules (one core in <defs>, reused
+    with <use>, identical across the files of one word; safe, opaque, no leaks)."""
+    from cogforge import svgcheck
+
+    group_by = (lambda p: str(p)) if args.each else None
+    problems = svgcheck.check_files(args.files, group_by=group_by, banned_words=args.ban or ())
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    bad = len({p.file for p in problems})
+    print(f"{len(args.files) - bad} of {len(args.files)} files pass" + (f"; {len(problems)} problems" if problems else ""))
+    return 1 if problems else 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from evaluate.client import Endpoint
 
@@ -233,11 +247,19 @@ def main(argv: list[str] | None = None) -> int:
     ann.add_argument("action", choices=["serve", "push", "pull", "agreement"])
     ann.add_argument("target", nargs="?", help="push: a build folder; pull: a project id; "
                                                "agreement: a project id or a snapshot file")
-    ann.add_argument("--stage", help="push: carv-image-audit, carv-human-baseline or item-validation")
+    ann.add_argument("--stage", help="push: carv-image-audit, carv-human-baseline, item-validation, "
+                     "sense-graph-audit or cogevolve-schema-audit")
     ann.add_argument("--annotators", type=int, default=1, help="push: how many people see each task")
     ann.add_argument("--port", type=int, default=8080, help="serve: the port on 127.0.0.1")
     ann.add_argument("--out", default=None, help="agreement: report folder")
     ann.set_defaults(func=cmd_annotate)
+
+    svg = sub.add_parser("svg", help="check image-schema SVGs: `svg check FILE...` (one word's images)")
+    svg.add_argument("action", choices=["check"])
+    svg.add_argument("files", nargs="+", help="SVG files; by default one word's images, which must share their core")
+    svg.add_argument("--each", action="store_true", help="check each file on its own (no shared-core rule)")
+    svg.add_argument("--ban", action="append", help="a word no id or class may contain (repeatable)")
+    svg.set_defaults(func=cmd_svg)
 
     ev = sub.add_parser("eval", help="score predictions on a release, run a model, or write a baseline")
     ev.add_argument("action", choices=["score", "run", "baseline"])

@@ -190,3 +190,22 @@ def _all_captions() -> list[str]:
 
     world = load_world()
     return [world.caption(s) for s in world.states()]
+
+
+def tables_markdown(results: dict) -> list[str]:
+    """The report's lines for :func:`tables`: the paper's Table 2 and the atomic-change split."""
+    def pct(x) -> str:
+        return "-" if x is None else f"{100 * x:.1f}"
+
+    first = next(iter(results["models"].values()))
+    cols = list(first["tables"]["Table 2"])
+    md = ["", "## As in the paper's Table 2 (accuracy %, two atomic changes per pair)", "",
+          "| model | " + " | ".join(cols) + " |", "|" + " --- |" * (len(cols) + 1)]
+    for model, r in results["models"].items():
+        md.append(f"| {model} | " + " | ".join(pct(r["tables"]["Table 2"].get(c)) for c in cols) + " |")
+    scols = list(first["tables"]["atomic changes"])
+    md += ["", "## By number of atomic changes (shared source)", "",
+           "| model | " + " | ".join(scols) + " |", "|" + " --- |" * (len(scols) + 1)]
+    for model, r in results["models"].items():
+        md.append(f"| {model} | " + " | ".join(pct(r["tables"]["atomic changes"].get(c)) for c in scols) + " |")
+    return md

@@ -127,7 +127,8 @@ def _json_answer(text: str) -> str | None:
     return None
 
 
-_FINAL = re.compile(r"(?:final answer|answer|caption)\s*(?:is|:)\s*[\"'*]*([^\n\"*]+)", re.I)
+# "Final Sequence" is CogEvolve's ordering marker; "**Answer**:" puts the bold before the colon.
+_FINAL = re.compile(r"(?:final answer|final sequence|answer|caption)\s*\**\s*(?:is|:)\s*[\"'*]*([^\n\"*]+)", re.I)
 _LETTER_ALONE = re.compile(r"^\s*\(?([A-Z])\)?[.:)]?\s*$")
 _LETTER_LEAD = re.compile(r"^\s*\(?([A-Z])[.:)]\s")
 

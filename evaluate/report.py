@@ -69,16 +69,9 @@ def write(results: dict, out_dir: Path) -> dict[str, Path]:
                    f"{_pct(c['proportion_correct'])}%, all rotations correct {_pct(c['strict_all_rotations'])}%."]
     first = next(iter(results["models"].values()))
     if "tables" in first:
-        cols = list(first["tables"]["Table 2"])
-        md += ["", "## As in the paper's Table 2 (accuracy %, two atomic changes per pair)", "",
-               "| model | " + " | ".join(cols) + " |", "|" + " --- |" * (len(cols) + 1)]
-        for model, r in results["models"].items():
-            md.append(f"| {model} | " + " | ".join(_pct(r["tables"]["Table 2"].get(c)) for c in cols) + " |")
-        scols = list(first["tables"]["atomic changes"])
-        md += ["", "## By number of atomic changes (shared source)", "",
-               "| model | " + " | ".join(scols) + " |", "|" + " --- |" * (len(scols) + 1)]
-        for model, r in results["models"].items():
-            md.append(f"| {model} | " + " | ".join(_pct(r["tables"]["atomic changes"].get(c)) for c in scols) + " |")
+        from evaluate.score import _plugin
+
+        md += _plugin(rel["benchmark"]).tables_markdown(results)
     for family in first["breakdown"]:
         png = _bars(results, family, out_dir / f"by-{family.replace(' ', '-').lower()}.png")
         paths[f"plot-{family}"] = png

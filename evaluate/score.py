@@ -110,14 +110,20 @@ class Scorer:
         preds, problems = read_predictions(predictions_path, set(by_id) | rotated, by_index)
         if circular is None:
             circular = any(ROTATION.match(i) for i in preds)
-        if split is None and Path(predictions_path).suffix.lower() in TABLE_SUFFIXES:
+        tasks = None
+        if Path(predictions_path).suffix.lower() in TABLE_SUFFIXES:
+            # a VLMEvalKit file answers one of its datasets: one split, and the tasks of that
+            # file (a split's items are spread over files by answer type and images)
             seen = {by_id[i]["split"] for i in preds if i in by_id}
-            split = seen.pop() if len(seen) == 1 else None
+            if split is None:
+                split = seen.pop() if len(seen) == 1 else None
+            tasks = {by_id[i]["task"] for i in preds if i in by_id} or None
         splits = {r["split"] for r in self.rows}
         if split is not None and split not in splits:
             raise ReleaseError(f"split {split!r} is not in the release; it has {sorted(splits)}")
         records = []
-        for row in (r for r in self.rows if split is None or r["split"] == split):
+        for row in (r for r in self.rows if (split is None or r["split"] == split)
+                    and (tasks is None or r["task"] in tasks)):
             pred = preds.get(row["id"])
             if pred is None:
                 problems.missing.append(row["id"])
@@ -134,7 +140,8 @@ class Scorer:
                     turns.append(self.one(row, rp, rotate(row["options"], k))["correct"])
                 record["rotations_correct"] = turns
             records.append(record)
-        return self.summarise(records, problems, circular) | {"split": split}
+        return self.summarise(records, problems, circular) | {"split": split,
+                                                               "tasks": sorted(tasks) if tasks else None}
 
     def summarise(self, records: list[dict], problems, circular: bool) -> dict:
         by_id = {r["id"]: r for r in self.rows}

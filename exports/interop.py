@@ -44,9 +44,10 @@ def _na_strings() -> frozenset[str]:
     return frozenset(STR_NA_VALUES) | {""}
 
 
-def tsv_name(benchmark: str, split: str, multiple_choice: bool) -> str:
+def tsv_name(benchmark: str, split: str, multiple_choice: bool, text_only: bool = False) -> str:
     """The dataset name (file stem) VLMEvalKit is run with: ``--data <name>``."""
-    name = f"{benchmark}_{split}" if multiple_choice else f"{benchmark}_openended_{split}"
+    kind = ("" if multiple_choice else "openended_") + ("text_" if text_only else "")
+    name = f"{benchmark}_{kind}{split}"
     bad = [r for r in RESERVED if r in name.lower()]
     if bad:
         raise ExportError(f"VLMEvalKit name {name!r} contains {bad[0]!r}, which switches VLMEvalKit to "
@@ -64,7 +65,10 @@ def write_vlmevalkit(rows: list[dict], benchmark: str, data_dir: Path, out_dir: 
     ordered = release_order(rows)
     files: dict[str, list[tuple[int, dict]]] = {}
     for index, row in enumerate(ordered):
-        files.setdefault(tsv_name(benchmark, row["split"], bool(row["options"])), []).append((index, row))
+        # VLMEvalKit reads a short `image` cell as a reference to another row, so items
+        # without images get files without that column (its meta-only mode: image_path "[]")
+        files.setdefault(tsv_name(benchmark, row["split"], bool(row["options"]), not row["file_names"]),
+                         []).append((index, row))
     out_dir.mkdir(parents=True, exist_ok=True)
     encoded: dict[str, str] = {}
     for name, indexed in files.items():
@@ -72,10 +76,13 @@ def write_vlmevalkit(rows: list[dict], benchmark: str, data_dir: Path, out_dir: 
         _check_options(name, [r for _, r in indexed], letters)
         with open(out_dir / f"{name}.tsv", "w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
-            writer.writerow(COLUMNS + [chr(65 + k) for k in range(letters)])
+            text_only = not indexed[0][1]["file_names"]
+            columns = [c for c in COLUMNS if not (text_only and c == "image")]
+            writer.writerow(columns + [chr(65 + k) for k in range(letters)])
             first_with: dict[tuple[str, ...], int] = {}
             for index, row in indexed:
-                writer.writerow(_cells(index, row, data_dir, letters, encoded, first_with))
+                cells = _cells(index, row, data_dir, letters, encoded, first_with)
+                writer.writerow(cells[:5] + cells[6:] if text_only else cells)
     return sorted(files)
 
 

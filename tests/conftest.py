@@ -1,4 +1,4 @@
-"""Shared fixtures: full CARV builds made once per test session."""
+"""Shared fixtures: full builds and releases of each benchmark, made once per test session."""
 
 from __future__ import annotations
 
@@ -38,6 +38,12 @@ def constructure_build(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def cogevolve_build(tmp_path_factory) -> Path:
+    """A full CogEvolve build with the default config (WordNet graphs, Twemoji schemas)."""
+    return default_build("cogevolve", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def carv_release(carv_build, tmp_path_factory) -> Path:
     """The full CARV build released as 1.0.0 (what `make release` does)."""
     from exports.release import release
@@ -53,6 +59,15 @@ def constructure_release(constructure_build, tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("releases")
     return release(constructure_build, "1.0.0", root, decisions=root / "none.jsonl")
+
+
+@pytest.fixture(scope="session")
+def cogevolve_release(cogevolve_build, tmp_path_factory) -> Path:
+    """The full CogEvolve build released as 1.0.0."""
+    from exports.release import release
+
+    root = tmp_path_factory.mktemp("releases")
+    return release(cogevolve_build, "1.0.0", root, decisions=root / "none.jsonl")
 
 
 @pytest.fixture(scope="session")
