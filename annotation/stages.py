@@ -129,9 +129,8 @@ def sense_graph_audit_tasks(build: Path, document_root: Path) -> list[dict]:
 def cogevolve_schema_audit_tasks(build: Path, document_root: Path) -> list[dict]:
     """One task per distinct schema PNG the items show, keyed by its sha256.
 
-    Scenes are drawn from the word's core, so the same bytes can stand for meanings
-    of several words (a generic dish): the task lists every meaning the picture is
-    used for. No ``state``: the decision is about the image, found by its hash.
+    Two senses (of one word or of two words sharing a core drawing) can render to the
+    same bytes: the task then lists every meaning the picture is used for. No ``state``: the decision is about the image, found by its hash.
     """
     meanings: dict[str, dict[tuple[str, str], str]] = {}
     for item in _items(build):

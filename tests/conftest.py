@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 
 import pytest
 
+from annotation import projects
+from annotation.server import Credentials, free_port, start
 from builders import carv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,3 +142,36 @@ def balanced_mcq(n: int, task: str = "t") -> list[dict]:
         out.append({"options": options, "answer": options[(i // 4) % 4], "task": task,
                     "question": f"which colour is {i}?"})
     return out
+
+
+# --------------------------------------------------------------------------- Label Studio
+# One real server on loopback for the whole session: annotation tests of every
+# benchmark share it (starting one takes most of a minute on two cores).
+
+
+@pytest.fixture(scope="session")
+def root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("ls-root")
+
+
+@pytest.fixture(scope="session")
+def server(root):
+    creds = Credentials("admin@cogforge.test", secrets.token_urlsafe(12), secrets.token_hex(20))
+    srv = start(free_port(), data_dir=root / "ls-data", document_root=root, creds=creds)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def conn(server):
+    return projects.connect(server.url, server.creds.token)
+
+
+@pytest.fixture(scope="session")
+def people(conn) -> dict[str, int]:
+    ids = {}
+    for name in ("ann1", "ann2", "ann3"):
+        user = conn.client.users.create(username=name, email=f"{name}@cogforge.test",
+                                        password=secrets.token_urlsafe(12))
+        ids[user.email] = user.id
+    return ids

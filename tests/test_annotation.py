@@ -11,7 +11,6 @@ import http.server
 import itertools
 import json
 import os
-import secrets
 import threading
 from collections import Counter
 from pathlib import Path
@@ -20,28 +19,10 @@ import pytest
 
 from annotation import agreement as agr
 from annotation import projects
-from annotation.server import Credentials, free_port, start
+from annotation.server import free_port
 from builders import carv
 from cogforge.cli import main
 from conftest import write_small_config
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("ls-root")
-
-
-@pytest.fixture(scope="module")
-def server(root):
-    creds = Credentials("admin@cogforge.test", secrets.token_urlsafe(12), secrets.token_hex(20))
-    srv = start(free_port(), data_dir=root / "ls-data", document_root=root, creds=creds)
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture(scope="module")
-def conn(server):
-    return projects.connect(server.url, server.creds.token)
 
 
 @pytest.fixture(scope="module")
@@ -50,16 +31,6 @@ def build(root) -> Path:
                                                   ("ss-union-2", "shared", "union", 2, 12)])
     carv.build(root / "build" / "carv", config_path=config, progress=False)
     return root / "build" / "carv"
-
-
-@pytest.fixture(scope="module")
-def people(conn) -> dict[str, int]:
-    ids = {}
-    for name in ("ann1", "ann2", "ann3"):
-        user = conn.client.users.create(username=name, email=f"{name}@cogforge.test",
-                                        password=secrets.token_urlsafe(12))
-        ids[user.email] = user.id
-    return ids
 
 
 def annotate(conn, task_id: int, user: int, result: list[dict]) -> None:

@@ -2,8 +2,8 @@
 three people become decisions that turn edges round, relabel or remove them; schema
 images are served to annotators and decided by their hash.
 
-The server, its users and the agreement cross-checks are those of ``test_annotation``
-(its module-scoped fixtures, so this module starts a server of its own).
+The server and its users are the session's (conftest); the agreement cross-checks are
+those of ``test_annotation``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from annotation import projects
 from annotation.decisions import load_decisions
 from annotation.stages import get_stage
 from generators.cogevolve.graphs import apply_decisions, edge_key
-from test_annotation import (annotate, conn, independent_alpha_nominal, independent_kappa,  # noqa: F401
-                             people, root, server, tasks_by_key, verdict)
+from test_annotation import annotate, independent_alpha_nominal, independent_kappa, tasks_by_key, verdict
 
 ANN = ["ann1@cogforge.test", "ann2@cogforge.test", "ann3@cogforge.test"]
 
