@@ -306,6 +306,8 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
 
     with BuildWriter(out_dir) as writer:
         # ---- schemas: one core per word, one scene per sense
+        dropped: Counter = Counter()
+        rejected_images = {d["key"] for d in decisions or [] if d.get("unit") == "image" and d["decision"] == "reject"}
         schema_of: dict[str, dict[str, dict]] = {}  # graph id -> sense key -> image record
         svg_source: dict[str, str] = {}  # build path -> SVG text (for 3b-svg)
         drawn_by: dict[str, str] = {}  # PNG sha256 -> graph id: no picture is shared by two words
@@ -334,10 +336,13 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                                 "png_bytes": len(png), "scene": kind, "core": {"emoji": points, "synset": depicted}}
             if len({r["core_sha256"] for r in records.values()}) != 1:
                 raise svgcheck.SVGError(f"{graph['id']}: the core differs between the word's images")
+            if any(Path(r["png"]).stem in rejected_images for r in records.values()):
+                dropped["schemas (a picture rejected in cogevolve-schema-audit)"] += 1
+                continue  # 1b-t2i and 3b show all of a word's pictures: one bad one spoils them
             schema_of[graph["id"]] = records
         drawn = time.perf_counter()
 
-        items, counters, dropped = [], Counter(), Counter()
+        items, counters = [], Counter()
         positions = Positions()
         seen: set[tuple] = set()
 
@@ -396,6 +401,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         dropped = Counter({k: v for k, v in dropped.items() if v})
 
         # ---- Tier 1b: images <-> definitions
+        imaged = [g for g in imaged if g["id"] in schema_of]
         for graph in imaged:
             records = schema_of[graph["id"]]
             glosses = {key: v["gloss"] for key, v in graph["senses"].items()}

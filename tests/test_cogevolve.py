@@ -273,15 +273,18 @@ def test_same_seed_same_bytes(cogevolve_build, tmp_path):
     assert again["files"] == first["files"]
 
 
-def test_user_graphs_sentences_and_decisions_flow_into_a_build(tmp_path, wn):
+def test_user_graphs_sentences_and_decisions_flow_into_a_build(tmp_path, wn, items):
     """ChainNet-format graphs and a WSD corpus from the command line; an annotator's
-    reversal applied from the decisions file."""
+    relabelling and a rejected picture applied from the decisions file."""
     from cogforge.cli import main
 
+    picture = next(Path(i["images"][0]).stem for i in items if i["task"] == "1b-i2t" and i["meta"]["word"] == "chicken")
     decisions = tmp_path / "decisions.jsonl"
     decisions.write_text(json.dumps({"unit": "edge", "key": G.edge_key("chicken", "chicken%1:05:01::",
                                                                        "chicken%1:18:00::"),
-                                     "decision": "reject", "fix": "relabel", "stage": "sense-graph-audit"}) + "\n")
+                                     "decision": "reject", "fix": "relabel", "stage": "sense-graph-audit"}) + "\n"
+                         + json.dumps({"unit": "image", "key": picture, "decision": "reject",
+                                       "stage": "cogevolve-schema-audit"}) + "\n")
     out = tmp_path / "b"
     assert main(["build", "cogevolve", "--quiet", "--out", str(out), "--decisions", str(decisions),
                  "--input", f"chainnet={FIXTURES / 'chainnet_edges.tsv'}",
@@ -293,6 +296,8 @@ def test_user_graphs_sentences_and_decisions_flow_into_a_build(tmp_path, wn):
     assert manifest["sources"]["decisions"] == {"edges relabelled": 1}
     assert manifest["sources"]["corpora"]["mini.data.xml"]["sentences"] == 3
     built = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert not [i for i in built if i["meta"]["word"] == "chicken" and i["task"] in ("1b-i2t", "1b-t2i", "3b")]
+    assert {i["meta"]["word"] for i in built if i["task"] == "1b-i2t"}  # other words keep theirs
     can_paths = [i for i in built if i["task"] == "3a" and i["meta"]["word"] == "can"]
     assert {i["meta"]["n"] for i in can_paths} <= {2, 3}
     assert any(i["meta"]["sentence"]["source"] == "wsd-xml:mini.data.xml" for i in built if i["task"] in ("1a", "2"))
