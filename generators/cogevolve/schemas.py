@@ -13,7 +13,8 @@ chosen by the extension pattern (``scene`` in ``generators/data/cogevolve_patter
 ==============  ==========================================================
 prototype       the core itself, large, in a plain setting (ground, sky)
 dish            the core served on a plate with cutlery (meat, fruit as food)
-made-of         a coat shape in the core's colour, patterned with small cores
+made-of         a coat shape in the core's colour, patterned with small cores (fur, hide)
+product         a vase shape in the core's colour, patterned with small cores (material -> thing)
 person-like     a person whose head is the core (a person "like" it)
 person-part     a person holding up the core (the hand for the worker)
 action          a person in motion, the core enlarged beside the moving arm
@@ -50,7 +51,7 @@ _CORE_ATTRS = {"d", "fill", "cx", "cy", "r", "rx", "ry", "x", "y", "width", "hei
                "x1", "y1", "x2", "y2", "stroke", "stroke-width", "fill-rule", "clip-rule", "opacity",
                "fill-opacity", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit"}
 _CORE_TAGS = {"path", "circle", "ellipse", "rect", "polygon", "polyline", "line", "g"}
-SCENES = ("prototype", "dish", "made-of", "person-like", "person-part", "action", "swatch", "taste",
+SCENES = ("prototype", "dish", "made-of", "product", "person-like", "person-part", "action", "swatch", "taste",
           "contents", "institution", "crowd", "outline", "emblem")
 INK = "#37474F"
 
@@ -150,10 +151,15 @@ def scene(kind: str, core_id: str, colour: str, rng: random.Random) -> list[str]
             '<path fill="#78909C" d="M462 240 q18 40 0 90 v80 h-10 v-170 z"/>',
             _use(c, 186, 200, 140)]
     if kind == "made-of":
-        coat = (f'<path fill="{colour}" stroke="{INK}" stroke-width="5" d="M196 90 L140 110 L70 220 L120 250 '
+        coat = (f'<path fill="{colour}" fill-opacity="0.45" stroke="{INK}" stroke-width="5" d="M196 90 L140 110 L70 220 L120 250 '
                 'L160 190 L160 440 L352 440 L352 190 L392 250 L442 220 L372 110 L316 90 Q256 140 196 90 Z"/>')
         return _setting(rng, busy) + [coat] + [_use(c, x, y, 52) for x, y in ((190, 220), (270, 220),
                                                                                   (190, 320), (270, 320))]
+    if kind == "product":
+        vase = (f'<path fill="{colour}" fill-opacity="0.45" stroke="{INK}" stroke-width="5" d="M206 70 L306 70 L300 110 '
+                'Q400 170 380 300 Q360 420 256 440 Q152 420 132 300 Q112 170 212 110 Z"/>')
+        return _setting(rng, busy) + [vase] + [_use(c, x, y, 52) for x, y in ((190, 200), (270, 200),
+                                                                                  (190, 300), (270, 300))]
     if kind == "person-like":
         return _setting(rng, busy) + _person(256, 440, 330, head=False) + [_use(c, 171, 70, 170)]
     if kind == "person-part":
