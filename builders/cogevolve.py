@@ -46,7 +46,7 @@ from tqdm import tqdm
 from builders._filtering import filter_shortcuts
 from cogforge import __version__, svgcheck
 from cogforge.buildio import BuildWriter
-from cogforge.config import Schema, load
+from cogforge.config import Schema, check_splits, load
 from cogforge.record import Item
 from cogforge.stats import build_stats
 from generators import wordnet
@@ -56,7 +56,6 @@ from generators.cogevolve import schemas, sentences
 NAME = "cogevolve"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
 ROOT = Path(__file__).resolve().parent.parent
-SPLIT_NAMES = ("train", "validation", "test")
 TASKS = ["1a", "1b-i2t", "1b-t2i", "2", "3a", "3a-masked", "3b", "3b-svg"]
 ROLE_OPTIONS = ["Prototype", "Metaphor", "Metonymy"]
 MASK = "[TARGET]"
@@ -112,11 +111,7 @@ class Config(Schema):
 
     @model_validator(mode="after")
     def _consistent(self):
-        if not self.splits or sum(self.splits.values()) == 0:
-            raise ValueError("splits need at least one positive weight, e.g. { train = 7, validation = 1, test = 2 }")
-        bad = [n for n in self.splits if n not in SPLIT_NAMES]
-        if bad:
-            raise ValueError(f"split names {bad} are not among {list(SPLIT_NAMES)}")
+        check_splits(self.splits)
         return self
 
 

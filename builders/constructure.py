@@ -40,7 +40,7 @@ from tqdm import tqdm
 from builders._filtering import filter_shortcuts
 from cogforge import __version__
 from cogforge.buildio import BuildWriter
-from cogforge.config import Schema, load
+from cogforge.config import SPLIT_NAMES, Schema, check_splits, load
 from cogforge.stats import build_stats
 from cogforge.record import Item
 from generators import constructure as images
@@ -87,15 +87,10 @@ class Config(Schema):
         if unknown:
             raise ValueError(f"visual_lexnames {unknown} are not WordNet lexicographer files "
                              f"(noun ones: {', '.join(n for n in _lexnames() if n.startswith('noun.'))})")
-        if not self.splits or sum(self.splits.values()) == 0:
-            raise ValueError("splits need at least one positive weight, e.g. { train = 7, validation = 1, test = 2 }")
-        bad = [n for n in self.splits if n not in SPLIT_NAMES]
-        if bad:
-            raise ValueError(f"split names {bad} are not among {list(SPLIT_NAMES)}")
+        check_splits(self.splits)
         return self
 
 
-SPLIT_NAMES = ("train", "validation", "test")
 
 
 def load_config(path: Path | str | None = None) -> dict:

@@ -110,3 +110,15 @@ def _allowed(schema: type[BaseModel], loc: tuple) -> list[str]:
             return []
         model = inner
     return sorted(model.model_fields)
+
+
+SPLIT_NAMES = ("train", "validation", "test")
+
+
+def check_splits(splits: dict[str, int]) -> None:
+    """A config's split weights: at least one positive, names the datasets tools know."""
+    if not splits or sum(splits.values()) == 0:
+        raise ValueError("splits need at least one positive weight, e.g. { train = 7, validation = 1, test = 2 }")
+    bad = [n for n in splits if n not in SPLIT_NAMES]
+    if bad:
+        raise ValueError(f"split names {bad} are not among {list(SPLIT_NAMES)}")
