@@ -62,7 +62,7 @@ def config_schema() -> type[Schema]:
 
 def load_config(path: Path | str | None = None, inputs: dict[str, list[str]] | None = None) -> dict:
     config = load(Path(path or DEFAULT_CONFIG), config_schema()).model_dump()
-    known = {"chembench": "chemistry"}
+    known = {key: name for name, module in symbols.domains().items() for key in getattr(module, "INPUTS", ())}
     for key in inputs or {}:
         if key not in known:
             raise SystemExit(f"--input {key}=...: symbols takes {', '.join(f'{k}=FILE' for k in known)}")
@@ -123,13 +123,13 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             timings[f"{name}_s"] = time.perf_counter() - t0
 
         drafts = _filtered(drafts, wanted_of, random.Random(f"symbols:{seed}:filter"), dropped)
+        drawn = _draw_all([d for _tid, _task, d in drafts], progress)
         items, counters, shown = [], Counter(), set()
-        for tid, task, d in drafts:
+        for (tid, task, d), pictures in zip(drafts, drawn):
             meta = {"domain": tid.split("-")[0], "level": task.level, "paper_task": task.paper,
                     "split_unit": d.unit, **d.meta}
             if d.options:
                 meta["answer_letter"] = chr(65 + d.options.index(d.answer))
-            pictures = [png() if callable(png) else png for png in d.images]
             key = (d.question, tuple(hashlib.sha256(p).hexdigest() for p in pictures), tuple(d.options or ()))
             if key in shown:  # what a model is shown, twice (procedural scenes can repeat)
                 dropped[f"{tid} (duplicate)"] += 1
@@ -152,6 +152,29 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     manifest["elapsed_s"] = time.perf_counter() - started
     manifest["timings"] = timings
     return manifest
+
+
+def _call(make) -> bytes:
+    return make()
+
+
+def _draw_all(drafts: list, progress: bool) -> list[list[bytes]]:
+    """Every draft's pictures: the drawings its generator left to be made (callables)
+    are made on every core (forked workers; each drawing depends on its arguments only,
+    so the bytes do not depend on the worker or the order)."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    jobs = [png for d in drafts for png in d.images if callable(png)]
+    workers = min(os.cpu_count() or 1, 8)
+    if workers > 1 and len(jobs) > 50:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            made = iter(list(tqdm(pool.map(_call, jobs, chunksize=8), total=len(jobs), desc="drawing",
+                                  unit="image", disable=not progress)))
+    else:
+        made = iter([make() for make in tqdm(jobs, desc="drawing", unit="image", disable=not progress)])
+    return [[next(made) if callable(png) else png for png in d.images] for d in drafts]
 
 
 def _filtered(drafts: list, wanted_of: dict[str, int], rng: random.Random, dropped: Counter) -> list:

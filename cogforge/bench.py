@@ -167,10 +167,48 @@ def bench_symbols(work: Path) -> list[tuple[str, str]]:
     ]
 
 
+def bench_physics(work: Path) -> list[tuple[str, str]]:
+    """The physics domain's build (generated, so every build is warm), and what one circuit
+    takes to solve (lcapy) and to draw (schemdraw, cairosvg), and one force diagram to draw."""
+    import random
+
+    from builders import symbols
+    from generators.symbols import _circuits as circ
+    from generators.symbols import _forces as fz
+
+    started = time.perf_counter()
+    manifest = symbols.build(work / "physics", progress=False, domains=["physics"])
+    wall = time.perf_counter() - started
+    rng = random.Random(1)
+    circuits = [circ.sample(rng, rng.choice([1, 2, 3])) for _ in range(60)]
+    circ.solve.cache_clear()
+    started = time.perf_counter()
+    for emf, tree in circuits:
+        circ.solve(circ.netlist(emf, tree))
+    per_solve = (time.perf_counter() - started) / len(circuits) * 1000
+    started = time.perf_counter()
+    for emf, tree in circuits:
+        circ.draw(emf, tree)
+    per_draw = (time.perf_counter() - started) / len(circuits) * 1000
+    scenes = [fz.sample_scene(rng) for _ in range(100)]
+    started = time.perf_counter()
+    for scene in scenes:
+        fz.render(scene, fz.free_body(scene))
+    per_scene = (time.perf_counter() - started) / len(scenes) * 1000
+    return [
+        ("symbols physics build: wall seconds (target < 20 s)", f"{wall:.2f}"),
+        ("symbols physics build: items", str(manifest["counts"]["items"])),
+        ("symbols: ms per circuit solved (lcapy)", f"{per_solve:.1f}"),
+        ("symbols: ms per circuit drawn (schemdraw + cairosvg, 900 px)", f"{per_draw:.1f}"),
+        ("symbols: ms per force diagram drawn (Pillow, 768 x 576)", f"{per_scene:.1f}"),
+    ]
+
+
 def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="cogforge-bench-"))
     try:
         rows = bench_carv(work) + bench_constructure(work) + bench_cogevolve(work) + bench_symbols(work)
+        rows += bench_physics(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     width = max(len(name) for name, _ in rows)

@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="human decisions to apply (default: annotation/decisions/<benchmark>.jsonl)")
     build.add_argument("--input", action="append", metavar="KEY=PATH",
                        help="an input file for the builder's config list KEY (cogevolve: chainnet=FILE, "
-                            "wsd_xml=FILE; symbols: chembench=FILE); repeatable")
+                            "wsd_xml=FILE; symbols: chembench=FILE, scenes=FILE); repeatable")
     build.add_argument("--domains", default=None, metavar="A,B",
                        help="only these domains, comma-separated (symbols: chemistry, ...)")
     build.set_defaults(func=cmd_build)

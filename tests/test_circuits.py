@@ -50,14 +50,32 @@ def test_a_shorted_source_is_reported():
         circ.solve("V_B 1 0 dc 12\nR_R1 1 0 4\nV_W 1 0 dc 0")
 
 
-@pytest.mark.parametrize("kind", circ.ERROR_TYPES)
-def test_each_circuit_error_is_confirmed_by_re_solving(kind):
-    rng = random.Random(kind)
+def test_meters_are_marked_plus_where_current_enters():
+    # the battery's + terminal at node 1 (left end of the top line): current runs left to right
+    tree = ("series", [P("A1", "ammeter"), ("parallel", [P("R1", "resistor", 4), P("V1", "voltmeter")])])
+    assert circ.meter_signs(tree, 1) == {"A1": 1, "V1": 1}
+    assert circ.meter_signs(tree, -1) == {"A1": -1, "V1": -1}  # battery turned round
+    assert circ.draw(12, tree) != circ.draw(12, tree, reversed_meter="A1")
+    rng = random.Random(7)  # the series-parallel rule agrees with lcapy on every meter that reads
+    for _ in range(40):
+        emf, tree = circ.sample(rng, rng.choice([1, 2, 3]))
+        polarity = rng.choice([1, -1])
+        solution = circ.solve(circ.netlist(emf, tree, polarity))
+        for name, sign in circ.meter_signs(tree, polarity).items():
+            current, voltage = solution[("V_" if name.startswith("A") else "R_") + name]
+            value = current if name.startswith("A") else voltage
+            assert value * sign > 0 or abs(value) < phys.ZERO
+
+
+@pytest.mark.parametrize("kind, variant", [(k, "duplicate label") for k in circ.ERROR_TYPES]
+                         + [("wrong label or polarity", "reversed meter")])
+def test_each_circuit_error_is_confirmed_by_re_solving(kind, variant):
+    rng = random.Random(kind + variant)
     confirmed = 0
     for _ in range(40):
         emf, tree = circ.sample(rng, rng.choice([1, 2, 3]))
         tree = ("series", [P("A9", "ammeter")] + list(tree[1]))
-        shown = phys.inject_circuit_error(emf, tree, 1, kind, rng)
+        shown = phys.inject_circuit_error(emf, tree, 1, kind, rng, variant)
         if shown is None:
             continue
         assert phys.confirm_circuit_error(kind, emf, shown, 1)

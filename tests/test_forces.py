@@ -30,6 +30,10 @@ def expected_acceleration(scene: fz.Scene) -> F:
         return (scene.applied * cos - scene.mu * (m * g - scene.applied * sin)) / m
     if scene.kind == "hanging":
         return scene.accel
+    if scene.kind == "table":
+        return (scene.masses[1] - scene.mu * m) * g / (m + scene.masses[1])
+    if scene.kind == "atwood":
+        return abs(scene.masses[1] - m) * g / (m + scene.masses[1])
     raise AssertionError(f"{scene.kind} scenes do not accelerate")
 
 
@@ -65,7 +69,8 @@ def test_block_at_rest_on_a_37_degree_incline():
     assert forces["N", "A"] == fz.Force("N", "normal", "A", 127, F(16))
     assert forces["f", "A"] == fz.Force("f", "friction", "A", 37, F(12))  # up the slope
     assert fz.components(forces["N", "A"]) == (F(-48, 5), F(64, 5))
-    assert fz.motion(scene) == {"equilibrium": True, "net_direction": "none", "acceleration": 0, "slides": False}
+    assert fz.motion(scene) == {"equilibrium": True, "net_direction": "none", "acceleration": 0, "slides": False,
+                                "net": {"A": "none"}}
 
 
 def test_block_sliding_down_a_53_degree_incline():
@@ -74,7 +79,7 @@ def test_block_sliding_down_a_53_degree_incline():
     assert forces["N", "A"].magnitude == 12 and forces["f", "A"].magnitude == 6  # kinetic, mu N
     # a = g sin 53 - mu g cos 53 = 8 - 3
     assert fz.motion(scene) == {"equilibrium": False, "net_direction": "down the slope", "acceleration": 5,
-                                "slides": True}
+                                "slides": True, "net": {"A": "down the slope"}}
 
 
 def test_pulled_block_with_rope_at_37_degrees():
@@ -115,6 +120,48 @@ def test_hanging_mass_tension_follows_the_acceleration():
     assert fz.motion(up)["net_direction"] == "up" and fz.motion(down)["net_direction"] == "down"
 
 
+def test_block_on_a_table_pulled_over_a_pulley_by_a_hanging_mass():
+    # a = (mB - mu mA) g / (mA + mB) = (2 - 3/4) 10 / 5 = 5/2; T = mB (g - a) = 15
+    scene = fz.Scene("table", (F(3), F(2)), mu=F(1, 4), state="accelerating", velocity=1)
+    forces = by_key(fz.free_body(scene))
+    assert forces["T", "A"] == fz.Force("T", "tension", "A", 0, F(15))
+    assert forces["T", "B"] == fz.Force("T", "tension", "B", 90, F(15))
+    assert forces["f", "A"].magnitude == F(15, 2) and forces["N", "A"].magnitude == 30
+    assert fz.net_force(list(forces.values()), "B") == (0, -5)  # mB a, downward
+    assert fz.motion(scene)["net"] == {"A": "right", "B": "down"} and fz.motion(scene)["slides"]
+    held = fz.Scene("table", (F(4), F(1)), mu=F(1, 2), state="rest", velocity=1)  # 10 N < mu mA g = 20 N
+    assert by_key(fz.free_body(held))["f", "A"].magnitude == 10 and fz.motion(held)["slides"] is False
+    with pytest.raises(fz.SceneError, match="state=rest needs mB <= mu mA"):
+        fz.free_body(fz.Scene("table", (F(1), F(2)), mu=F(1, 2), state="rest", velocity=1))
+
+
+def test_atwood_machine_heavier_side_goes_down():
+    scene = fz.Scene("atwood", (F(2), F(3)), state="accelerating", velocity=1)
+    forces = by_key(fz.free_body(scene))
+    assert forces["T", "A"].magnitude == 24 == forces["T", "B"].magnitude  # 2 mA mB g / (mA + mB)
+    assert fz.motion(scene)["acceleration"] == 2 and fz.motion(scene)["net"] == {"A": "up", "B": "down"}
+    assert fz.motion(fz.Scene("atwood", (F(2), F(2))))["equilibrium"]
+    with pytest.raises(fz.SceneError, match="dir=down"):
+        fz.free_body(fz.Scene("atwood", (F(3), F(2)), state="accelerating", velocity=1))
+
+
+def test_a_mirrored_scene_is_the_reflection_of_the_original():
+    for kind in fz.MIRRORABLE:
+        rng = random.Random(kind)
+        scene = fz.sample_scene(rng, kind)
+        mirrored = fz.Scene(**{**scene.__dict__, "mirrored": not scene.mirrored})
+        for f, g in zip(fz.free_body(scene), fz.free_body(mirrored)):
+            (x, y), (x2, y2) = fz.components(f), fz.components(g)
+            assert (x2, y2) == (-x, y) and (f.name, f.body) == (g.name, g.body)
+        swap = {"left": "right", "right": "left"}
+        assert fz.motion(mirrored)["net"] == {b: swap.get(w, w) for b, w in fz.motion(scene)["net"].items()}
+        assert fz.render(scene, fz.free_body(scene)) != fz.render(mirrored, fz.free_body(mirrored))
+    pushed = fz.Scene("floor", (F(2),), applied=F(5), state="accelerating", velocity=1, mirrored=True)
+    assert fz.motion(pushed)["net_direction"] == "left" and fz.axis(pushed)[1] == "left"
+    with pytest.raises(fz.SceneError, match="mirror"):
+        fz.free_body(fz.Scene("hanging", (F(1),), mirrored=True))
+
+
 def test_components_are_exact_and_refuse_other_angles():
     for angle, want in [(0, (1, 0)), (90, (0, 1)), (143, (F(-4, 5), F(3, 5))), (233, (F(-3, 5), F(-4, 5))),
                         (323, (F(4, 5), F(-3, 5)))]:
@@ -140,7 +187,7 @@ def test_each_injected_error_is_recovered_from_the_drawing(error):
     rng = random.Random(error)
     symbols = set()
     for seed in range(200):
-        scene = fz.sample_scene(rng, "stacked" if error == "wrong body" else None)
+        scene = fz.sample_scene(rng, fz.TWO_BODIES[seed % 3] if error == "wrong body" else None)
         right = fz.free_body(scene)
         drawn, symbol = fz.inject(scene, right, error, random.Random(seed))
         assert fz.find_error(scene, drawn) == (error, symbol)
@@ -151,7 +198,7 @@ def test_each_injected_error_is_recovered_from_the_drawing(error):
 
 def test_wrong_body_is_refused_for_a_single_body():
     scene = fz.sample_scene(random.Random(1), "incline")
-    with pytest.raises(fz.SceneError, match="stacked"):
+    with pytest.raises(fz.SceneError, match="two bodies"):
         fz.inject(scene, fz.free_body(scene), "wrong body", random.Random(0))
 
 
@@ -205,9 +252,13 @@ def test_load_scenes_reads_a_good_file(tmp_path):
     path = tmp_path / "scenes.txt"
     path.write_text("# force scenes\n\nincline m=2 angle=37 mu=3/4 state=rest\nstacked m=2,3  # two blocks\n"
                     "pulled m=5 T=20 rope=37 mu=1/4 state=accelerating\nhanging m=2 a=5 state=accelerating dir=up\n"
-                    "floor m=2 F=5 mu=1/2\nspring m=1.5\n")
+                    "floor m=2 F=5 mu=1/2\nspring m=1.5\ntable m=3,2 mu=1/4 state=accelerating mirror=yes\n"
+                    "atwood m=2,3 state=accelerating\nfloor m=2 F=5 mu=1/2 dir=left mirror=yes\n")
     scenes = fz.load_scenes(path)
-    assert [s.kind for s in scenes] == ["incline", "stacked", "pulled", "hanging", "floor", "spring"]
+    assert [s.kind for s in scenes] == ["incline", "stacked", "pulled", "hanging", "floor", "spring", "table",
+                                        "atwood", "floor"]
+    assert scenes[6].mirrored and fz.motion(scenes[6])["net"] == {"A": "left", "B": "down"}
+    assert scenes[7].velocity == 1 and scenes[8].velocity == 1 and scenes[8].mirrored
     assert scenes[0] == fz.Scene("incline", (F(2),), angle=37, mu=F(3, 4), velocity=-1)
     assert scenes[1].masses == (2, 3) and scenes[4].velocity == 1 and scenes[5].masses == (F(3, 2),)
     assert by_key(fz.free_body(scenes[3]))["T", "A"].magnitude == 30
@@ -224,6 +275,11 @@ def test_load_scenes_reads_a_good_file(tmp_path):
     ("hanging m=2 state=accelerating a=2", r"dir: a moving hanging mass needs dir=up"),
     ("pulled m=1 T=50 rope=53", r"T=50: the rope lifts the block"),
     ("floor m=2 state=wobbly", r"state=wobbly: use state=rest"),
+    ("table m=2 mu=1/2", r"m=2: a table scene needs 2 positive masses"),
+    ("table m=1,2 mu=1/4", r"state=rest needs mB <= mu mA"),
+    ("atwood m=2,2 state=accelerating", r"state=accelerating needs mA != mB"),
+    ("spring m=1 mirror=yes", r"key 'mirror' .* does not apply to a spring scene"),
+    ("floor m=1 mirror=maybe", r"mirror=maybe: use mirror=yes"),
 ])
 def test_a_bad_scene_line_names_file_line_and_key(tmp_path, line, message):
     path = tmp_path / "bad.txt"

@@ -326,6 +326,31 @@ def test_cli_builds_chosen_domains_and_refuses_unknown_ones(tmp_path):
     assert run.returncode != 0 and "unknown ['alchemy']" in run.stderr and not (tmp_path / "p").exists()
 
 
+def test_scene_files_replace_the_sampled_force_scenes(tmp_path):
+    from generators.symbols import _forces as fz
+
+    scenes = tmp_path / "scenes.txt"
+    scenes.write_text("# two-block scenes and two single blocks\ntable m=3,2 mu=1/4 state=accelerating\n"
+                      "atwood m=2,3 state=accelerating\nstacked m=2,3\n"
+                      "incline m=2 angle=37 mu=1/2 state=accelerating mirror=yes\npulled m=5 T=20 rope=37 mu=1/4 state=accelerating\n")
+    counts = {"force-symbols": 8, "force-motion": 8, "force-error": 8, "circuit-components": 0,
+              "circuit-operation": 0, "circuit-error": 0}
+    manifest = builder.build(tmp_path / "b", config_path=small_config(tmp_path, SMALL, counts), progress=False,
+                             inputs={"scenes": [str(scenes)]}, domains=["physics"])
+    allowed = {json.dumps(s.as_dict(), sort_keys=True) for s in fz.load_scenes(scenes)}
+    rows = read_jsonl(tmp_path / "b" / "items.jsonl")
+    assert rows and {r["task"] for r in rows} == {"physics-force-symbols", "physics-force-motion",
+                                                  "physics-force-error"}
+    assert {json.dumps(r["meta"]["scene"], sort_keys=True) for r in rows} <= allowed
+    assert manifest["sources"]["physics"]["scenes"] == "files"
+    scenes.write_text("table m=3,2 mu=1/4 state=accelerating\natwood m=2,2 state=accelerating\n")
+    run = subprocess.run([sys.executable, "-m", "cogforge.cli", "build", "symbols", "--domains", "physics", "--quiet",
+                          "--input", f"scenes={scenes}", "--out", str(tmp_path / "c")], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and f"{scenes}:2: state=accelerating needs mA != mB" in run.stderr
+    assert not (tmp_path / "c").exists()
+
+
 def test_a_broken_config_names_the_key(tmp_path):
     config = small_config(tmp_path, {"elements": 5, "alchemy": 3})
     with pytest.raises(ConfigError, match=r"domains\.chemistry.*unknown chemistry tasks \['alchemy'\]"):

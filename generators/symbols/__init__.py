@@ -22,8 +22,19 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def resolve(path: str) -> Path:
+    """A data path from a config or the command line: as given when it exists, else
+    relative to the project root (configs name files from there)."""
+    p = Path(path)
+    return p if p.is_absolute() or p.exists() else ROOT / p
+
 
 LEVELS = {1: "L1 perception and recognition", 2: "L2 combination and reasoning",
           3: "L3 association and critical thinking"}

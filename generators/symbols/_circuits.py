@@ -18,13 +18,15 @@ import random
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from pathlib import Path
 
 KINDS = ("resistor", "lamp", "switch", "ammeter", "voltmeter")
 PREFIX = {"resistor": "R", "lamp": "L", "switch": "S", "ammeter": "A", "voltmeter": "V"}
 OPEN_OHMS = 10 ** 12
 VOLTMETER_OHMS = 10 ** 9
-ERROR_TYPES = ("wrong component symbol", "short circuit", "open circuit", "wrong label", "misconnected meter")
+ERROR_TYPES = ("wrong component symbol", "short circuit", "open circuit", "wrong label or polarity",
+               "misconnected meter")
 U = 3.0  # schemdraw units per grid slot
 
 
@@ -161,12 +163,15 @@ def _element(name: str, part: Part) -> str:
     return f"V_{name}"
 
 
+@cache
 def solve(text: str) -> dict:
     """Exact branch currents (A, from an element's first node to its second) and voltages
     (V, first node minus second) of every element, by lcapy; raises CircuitError
-    when the system is singular (a shorted source)."""
-    from lcapy import Circuit
+    when the system is singular (a shorted source). Cached by netlist text: a build
+    asks about one circuit several times (callers must not change the result)."""
+    from lcapy import Circuit, state
 
+    checking, state.check_units = state.check_units, False  # unit bookkeeping: a quarter of the time
     try:
         circuit = Circuit(text)
         out = {}
@@ -178,6 +183,8 @@ def solve(text: str) -> dict:
         if "not invertible" in str(err):
             raise CircuitError("the circuit cannot be solved: a source is short-circuited") from None
         raise
+    finally:
+        state.check_units = checking
 
 
 def readings(emf: int, tree, polarity: int = 1) -> dict[str, dict]:
@@ -190,6 +197,16 @@ def readings(emf: int, tree, polarity: int = 1) -> dict[str, dict]:
         out[p.name] = {"current": current, "voltage": voltage, "power": current * voltage,
                        "reading": abs(current) if p.kind == "ammeter" else abs(voltage)}
     return out
+
+
+def meter_signs(tree, polarity: int = 1) -> dict[str, int]:
+    """Per meter, +1 when its + terminal is its first (left) end, else -1: the end where
+    current enters an ammeter, the higher potential of a voltmeter. In a series-parallel
+    network fed by one source every branch carries its current from the end nearer the
+    source's + terminal, so each meter's + faces the battery's + side of the drawing
+    (node 1, the left end, when ``polarity`` is +1). Tests and QC check every meter
+    against lcapy's solution."""
+    return {p.name: 1 if polarity > 0 else -1 for p in parts(tree) if p.kind in ("ammeter", "voltmeter")}
 
 
 def relation(tree, a: str, b: str) -> str:
@@ -239,7 +256,8 @@ def _symbol(part: Part):
     return elm.Line()
 
 
-def _draw(d, n, x: float, y: float, w: float, labels: dict[str, str], shorted: str | None) -> None:
+def _draw(d, n, x: float, y: float, w: float, labels: dict[str, str], shorted: str | None,
+          signs: dict[str, int]) -> None:
     import schemdraw.elements as elm
 
     if isinstance(n, Part):
@@ -249,7 +267,10 @@ def _draw(d, n, x: float, y: float, w: float, labels: dict[str, str], shorted: s
         if pad > 0:
             d.add(elm.Line().endpoints((x, y), start))
             d.add(elm.Line().endpoints(end, (x + w * U, y)))
-        d.add(_symbol(n).endpoints(start, end).label(labels.get(n.name, n.name), loc="top"))
+        symbol = _symbol(n).endpoints(start, end).label(labels.get(n.name, n.name), loc="top")
+        if n.name in signs:  # the meter's terminals, + where the current should enter
+            symbol.label(["+", "", "−"] if signs[n.name] > 0 else ["−", "", "+"], loc="bottom", fontsize=17)
+        d.add(symbol)
         if shorted == n.name:  # a wire from one terminal to the other, under the part
             low = y - 0.5 * U
             d.add(elm.Line().endpoints(start, (start[0], low)))
@@ -263,7 +284,7 @@ def _draw(d, n, x: float, y: float, w: float, labels: dict[str, str], shorted: s
         widths = [_size(c)[0] for c in children]
         widths[-1] += w - sum(widths)
         for c, cw in zip(children, widths):
-            _draw(d, c, x, y, cw, labels, shorted)
+            _draw(d, c, x, y, cw, labels, shorted, signs)
             x += cw * U
         return
     left, right = x + 0.5 * U, x + (w - 0.5) * U
@@ -274,7 +295,7 @@ def _draw(d, n, x: float, y: float, w: float, labels: dict[str, str], shorted: s
         if k:
             d.add(elm.Line().endpoints((left, previous), (left, row)))
             d.add(elm.Line().endpoints((right, previous), (right, row)))
-        _draw(d, c, left, row, w - 1.0, labels, shorted)
+        _draw(d, c, left, row, w - 1.0, labels, shorted, signs)
         previous = row
         row -= _size(c)[1] * U * 1.1
     d.add(elm.Dot().at((left, y)))
@@ -282,16 +303,21 @@ def _draw(d, n, x: float, y: float, w: float, labels: dict[str, str], shorted: s
 
 
 def draw(emf: int, tree, polarity: int = 1, labels: dict[str, str] | None = None, shorted: str | None = None,
-         open_return: bool = False, battery_shorted: bool = False, width: int = 900) -> bytes:
-    """PNG bytes of the circuit: the tree along the top, the battery on the left side."""
-    import cairosvg
+         open_return: bool = False, battery_shorted: bool = False, width: int = 900,
+         reversed_meter: str | None = None) -> bytes:
+    """PNG bytes of the circuit: the tree along the top, the battery on the left side,
+    each meter's + and − terminals marked (:func:`meter_signs`; ``reversed_meter``'s
+    the wrong way round, an injected error)."""
     import schemdraw
     import schemdraw.elements as elm
 
     w, h = _size(tree)
     d = schemdraw.Drawing(show=False, canvas="svg")
     d.config(unit=U, fontsize=15, font="DejaVu Sans", lw=2)
-    _draw(d, tree, 0.0, 0.0, w, labels or {}, shorted)
+    signs = meter_signs(tree, polarity)
+    if reversed_meter:
+        signs[reversed_meter] *= -1
+    _draw(d, tree, 0.0, 0.0, w, labels or {}, shorted, signs)
     bottom = -(h - 1) * U * 1.1 - 1.2 * U
     right = w * U
     d.add(elm.Line().endpoints((right, 0), (right, bottom)))
@@ -307,10 +333,26 @@ def draw(emf: int, tree, polarity: int = 1, labels: dict[str, str] | None = None
         d.add(elm.Line().endpoints((-0.8 * U, 0), (-0.8 * U, bottom)))
         d.add(elm.Line().endpoints((-0.8 * U, 0), (0, 0)))
         d.add(elm.Line().endpoints((-0.8 * U, bottom), (0, bottom)))
-    svg = d.get_imagedata("svg")
-    from generators.symbols._molecules import reencode
+    return _rasterise(d.get_imagedata("svg"), width)
 
-    return reencode(cairosvg.svg2png(bytestring=svg, output_width=width, background_color="white"))  # RGB
+
+def _rasterise(svg: bytes, width: int) -> bytes:
+    """An RGB PNG of the SVG, drawn by cairosvg on a white cairo surface whose pixels go
+    straight to Pillow (the bytes ``reencode(cairosvg.svg2png(...))`` gives, without
+    cairo's PNG writer and a decode in between)."""
+    import io
+
+    from cairosvg.parser import Tree
+    from cairosvg.surface import PNGSurface
+    from PIL import Image
+
+    surface = PNGSurface(Tree(bytestring=svg), None, 96, output_width=width, background_color="white").cairo
+    surface.flush()
+    image = Image.frombuffer("RGBA", (surface.get_width(), surface.get_height()), bytes(surface.get_data()),
+                             "raw", "BGRA", surface.get_stride(), 1).convert("RGB")
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=6, compress_type=3)
+    return out.getvalue()
 
 
 # --------------------------------------------------------------------------- user netlists

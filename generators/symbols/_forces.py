@@ -1,8 +1,11 @@
 """Force diagrams (free-body diagrams) for the physics domain: scenes, exact forces,
 motion, injected errors, pictures.
 
-* A :class:`Scene` is one of six textbook set-ups (:data:`KINDS`) with its givens and
-  stated motion. Everything is exact: magnitudes are :class:`fractions.Fraction`,
+* A :class:`Scene` is one of eight textbook set-ups (:data:`KINDS`) with its givens and
+  stated motion, drawn as in the textbook or mirrored (pushes to the left, slopes rising
+  to the left), so no direction is always the answer. Two set-ups use a pulley: a block
+  on a table pulled by a hanging mass over a pulley at the table's edge (``table``), and
+  two masses hanging either side of a fixed pulley (Atwood's machine, ``atwood``). Everything is exact: magnitudes are :class:`fractions.Fraction`,
   g = 10 N/kg, and the only slope or rope angles are 37° and 53° with the textbook
   sin 37° = 3/5, cos 37° = 4/5 (53°: swapped), so every component is a fraction.
 * :func:`free_body` gives the correct forces on every body by rule; it refuses a scene
@@ -18,7 +21,8 @@ motion, injected errors, pictures.
   the force is large; labels are placed greedily where they cover the least.
 
 Directions are integer degrees, counter-clockwise from +x (right). Slopes rise to the
-right, so "down the slope" is 180° + angle.
+right, so "down the slope" is 180° + angle; a mirrored scene has every angle a turned
+into 180° - a.
 """
 
 from __future__ import annotations
@@ -27,13 +31,15 @@ import io
 import math
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
 G = Fraction(10)
-KINDS = ("floor", "incline", "hanging", "pulled", "stacked", "spring")
+KINDS = ("floor", "incline", "hanging", "pulled", "stacked", "spring", "table", "atwood")
+TWO_BODIES = ("stacked", "table", "atwood")
+MIRRORABLE = ("floor", "pulled", "incline", "table")
 STATES = ("rest", "constant velocity", "accelerating")
 FORCE_NAMES = {"weight": "G", "normal": "N", "friction": "f", "tension": "T", "applied": "F", "spring": "Fs"}
 ERROR_TYPES = ("wrong direction", "missing force", "extra force", "wrong body")
@@ -42,18 +48,25 @@ ANGLES = (37, 53)
 _TRIG = {0: (Fraction(1), Fraction(0)), 37: (Fraction(4, 5), Fraction(3, 5)), 53: (Fraction(3, 5), Fraction(4, 5))}
 
 
+def _a(word: str) -> str:
+    return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
+
+
 class SceneError(ValueError):
     """A scene the rules cannot draw, or a scene-file line that cannot be read; the message says where."""
 
 
 @dataclass(frozen=True)
 class Scene:
-    """A set-up and its givens. Bodies are "A" and "B" (stacked: A on top of B).
+    """A set-up and its givens. Bodies are "A" and "B" (stacked: A on top of B; table: A
+    on the table, B hanging; atwood: A on the left, B on the right).
 
-    ``velocity`` is the sign of the motion, or of the tendency to move, along the main
-    axis: +1 right / up the slope / up, -1 left / down the slope / down, 0 at rest with
-    no tendency. For an accelerating hanging mass it is the sign of the acceleration,
-    whose size is ``accel`` (m/s²; zero in every other scene).
+    ``velocity`` is the sign of the motion, or of the tendency to move, of body A along
+    the main axis (:func:`axis`): +1 right / up the slope / up, -1 left / down the slope /
+    down, 0 at rest with no tendency; ``mirrored`` swaps right and left. For an
+    accelerating hanging mass it is the sign of the acceleration, whose size is
+    ``accel`` (m/s²; zero in every other scene: pulley scenes' accelerations follow
+    from the masses).
     """
     kind: str
     masses: tuple[Fraction, ...]
@@ -64,18 +77,21 @@ class Scene:
     state: str = "rest"
     velocity: int = 0
     accel: Fraction = Fraction(0)
+    mirrored: bool = False
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "masses": [str(m) for m in self.masses], "angle": self.angle,
                 "mu": str(self.mu), "applied": str(self.applied), "rope_angle": self.rope_angle,
-                "state": self.state, "velocity": self.velocity, "accel": str(self.accel)}
+                "state": self.state, "velocity": self.velocity, "accel": str(self.accel),
+                "mirrored": self.mirrored}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Scene":
         return cls(kind=d["kind"], masses=tuple(Fraction(m) for m in d["masses"]), angle=int(d.get("angle", 0)),
                    mu=Fraction(d.get("mu", 0)), applied=Fraction(d.get("applied", 0)),
                    rope_angle=int(d.get("rope_angle", 0)), state=d.get("state", "rest"),
-                   velocity=int(d.get("velocity", 0)), accel=Fraction(d.get("accel", 0)))
+                   velocity=int(d.get("velocity", 0)), accel=Fraction(d.get("accel", 0)),
+                   mirrored=bool(d.get("mirrored", False)))
 
     def mass(self, body: str) -> Fraction:
         return self.masses["AB".index(body)]
@@ -135,13 +151,37 @@ def _tan(angle: int) -> Fraction:
     return s / c
 
 
+def turn(scene: Scene, angle: int) -> int:
+    """An angle of the unmirrored scene as drawn in ``scene`` (mirrored: 180° - angle)."""
+    return (180 - angle) % 360 if scene.mirrored else angle % 360
+
+
 def axis(scene: Scene) -> tuple[tuple[Fraction, Fraction], str, str]:
-    """The main axis (positive unit vector) and the names of its two directions."""
+    """Body A's main axis (positive unit vector) and the names of its two directions."""
     if scene.kind == "incline":
-        return unit(scene.angle), "up the slope", "down the slope"
-    if scene.kind in ("hanging", "spring"):
+        return unit(turn(scene, scene.angle)), "up the slope", "down the slope"
+    if scene.kind in ("hanging", "spring", "atwood"):
         return unit(90), "up", "down"
+    if scene.mirrored:
+        return unit(180), "left", "right"
     return unit(0), "right", "left"
+
+
+def direction_name(scene: Scene, vector: tuple[Fraction, Fraction]) -> str | None:
+    """How a person names the direction of ``vector`` in this scene: "none" for zero,
+    up / down / left / right, up or down the slope, or None for any other direction."""
+    x, y = vector
+    if not x and not y:
+        return "none"
+    if not y:
+        return "right" if x > 0 else "left"
+    if not x:
+        return "up" if y > 0 else "down"
+    if scene.kind == "incline":
+        c, s = unit(turn(scene, scene.angle))
+        if x * s == y * c:  # along the slope
+            return "up the slope" if x * c + y * s > 0 else "down the slope"
+    return None
 
 
 # --------------------------------------------------------------------------- rules
@@ -156,10 +196,13 @@ def _check(scene: Scene) -> None:
         raise SceneError(f"state {scene.state!r}: use rest, constant or accelerating")
     if scene.velocity not in (-1, 0, 1):
         raise SceneError(f"velocity {scene.velocity}: use -1, 0 or +1")
-    bodies = 2 if scene.kind == "stacked" else 1
+    bodies = 2 if scene.kind in TWO_BODIES else 1
     if len(scene.masses) != bodies or any(m <= 0 for m in scene.masses):
         raise SceneError(f"m={','.join(map(str, scene.masses))}: a {scene.kind} scene needs {bodies} positive "
                          f"mass{'es' if bodies == 2 else ''} in kg")
+    if scene.mirrored and scene.kind not in MIRRORABLE:
+        raise SceneError(f"mirror: {_a(scene.kind)} scene looks the same mirrored; mirror only "
+                         f"{', '.join(MIRRORABLE)} scenes")
     if scene.mu < 0:
         raise SceneError(f"mu={scene.mu}: a friction coefficient cannot be negative")
     if (scene.kind == "incline") != (scene.angle != 0) or (scene.angle and scene.angle not in ANGLES):
@@ -174,11 +217,13 @@ def _check(scene: Scene) -> None:
         raise SceneError(f"a={scene.accel}: only an accelerating hanging mass has a stated acceleration")
     if scene.kind in ("stacked", "spring") and (scene.state != "rest" or scene.velocity):
         raise SceneError(f"state={scene.state}: {scene.kind} scenes are at rest (state=rest, no dir)")
-    if scene.kind in ("stacked", "spring", "hanging") and scene.mu:
-        raise SceneError(f"mu={scene.mu}: a {scene.kind} scene has no sliding contact; remove mu")
+    if scene.kind in ("stacked", "spring", "hanging", "atwood") and scene.mu:
+        raise SceneError(f"mu={scene.mu}: {_a(scene.kind)} scene has no sliding contact; remove mu")
     m = scene.masses[0]
     if scene.kind in ("floor", "pulled"):
         _check_floor(scene, m)
+    elif scene.kind in ("table", "atwood"):
+        _check_pulley(scene)
     elif scene.kind == "incline":
         tan = _tan(scene.angle)
         if scene.velocity != -1:
@@ -198,6 +243,29 @@ def _check(scene: Scene) -> None:
         if scene.state == "accelerating" and not (0 < scene.accel and (scene.velocity > 0 or scene.accel < G)):
             raise SceneError(f"a={scene.accel}: an accelerating hanging mass needs a > 0 (and a < g going down, "
                              "or the rope goes slack)")
+
+
+def _check_pulley(scene: Scene) -> None:
+    a, b = scene.masses
+    if scene.kind == "table":
+        pull, limit, need = b, scene.mu * a, "mB <= mu mA"
+        if scene.velocity != 1:
+            raise SceneError("dir: the block on the table moves or tends to move towards the pulley (no dir)")
+    else:
+        pull, limit, need = abs(b - a), Fraction(0), "mA = mB"
+        if scene.state == "accelerating" and scene.velocity != (1 if b > a else -1):
+            raise SceneError("dir: with mA < mB block A accelerates up (dir=up), with mA > mB down (dir=down)")
+        if scene.state == "constant velocity" and not scene.velocity:
+            raise SceneError("dir: blocks moving at constant velocity need dir=up or dir=down (block A's)")
+        if scene.state == "rest" and scene.velocity:
+            raise SceneError("dir: blocks at rest have no dir")
+    if scene.state == "rest" and pull > limit:
+        raise SceneError(f"state=rest needs {need} (m={a},{b}, mu={scene.mu}): use state=accelerating")
+    if scene.state == "constant velocity" and pull != limit:
+        raise SceneError(f"state=constant needs {need.replace('<=', '=')} exactly (m={a},{b}, mu={scene.mu})")
+    if scene.state == "accelerating" and pull <= limit:
+        raise SceneError(f"state=accelerating needs {need.replace('<=', '>').replace('=', '!=')} "
+                         f"(m={a},{b}, mu={scene.mu}): use state=rest")
 
 
 def _check_floor(scene: Scene, m: Fraction) -> None:
@@ -231,6 +299,10 @@ def _check_floor(scene: Scene, m: Fraction) -> None:
 def free_body(scene: Scene) -> list[Force]:
     """The correct forces on every body (zero forces left out), body A's first."""
     _check(scene)
+    return [Force(f.name, f.kind, f.body, turn(scene, f.angle), f.magnitude) for f in _unmirrored(scene)]
+
+
+def _unmirrored(scene: Scene) -> list[Force]:
     m = scene.masses[0]
     weight = Force("G", "weight", "A", 270, m * G)
     if scene.kind in ("floor", "pulled"):
@@ -257,6 +329,19 @@ def free_body(scene: Scene) -> list[Force]:
         return [weight, Force("T", "tension", "A", 90, m * (G + scene.velocity * scene.accel))]
     if scene.kind == "spring":
         return [weight, Force("Fs", "spring", "A", 90, m * G)]
+    if scene.kind in ("table", "atwood"):
+        a, b = scene.masses
+        if scene.kind == "atwood":  # a = |mB - mA| g / (mA + mB), T = 2 mA mB g / (mA + mB)
+            return [weight, Force("T", "tension", "A", 90, 2 * a * b * G / (a + b)),
+                    Force("G", "weight", "B", 270, b * G), Force("T", "tension", "B", 90, 2 * a * b * G / (a + b))]
+        if scene.state == "accelerating":  # a = (mB - mu mA) g / (mA + mB), T = mB (g - a)
+            tension, friction = b * (G - (b - scene.mu * a) * G / (a + b)), scene.mu * a * G
+        else:  # static friction holds B's weight (or kinetic friction equals it)
+            tension = friction = b * G
+        out = [weight, Force("N", "normal", "A", 90, a * G), Force("T", "tension", "A", 0, tension)]
+        if friction:
+            out.append(Force("f", "friction", "A", 180, friction))
+        return out + [Force("G", "weight", "B", 270, b * G), Force("T", "tension", "B", 90, tension)]
     top, bottom = scene.masses  # stacked
     return [weight, Force("N", "normal", "A", 90, top * G),
             Force("G", "weight", "B", 270, bottom * G), Force("N", "normal", "B", 90, (top + bottom) * G),
@@ -266,9 +351,11 @@ def free_body(scene: Scene) -> list[Force]:
 def motion(scene: Scene) -> dict:
     """Exact facts read off the net forces of :func:`free_body`.
 
-    ``slides`` (incline, floor or pulled with a force along the floor, else None) says
-    whether static friction could NOT hold the block: tan(angle) > mu on an incline,
-    push > mu N on a floor. A block sliding at constant velocity has slides False.
+    ``slides`` (incline, table, floor or pulled with a force along the floor, else None)
+    says whether static friction could NOT hold the block: tan(angle) > mu on an
+    incline, push > mu N on a floor, mB > mu mA on a table. A block sliding at constant
+    velocity has slides False. ``net`` names the direction of each body's net force
+    (:func:`direction_name`), which is also the direction of its acceleration.
     """
     forces = free_body(scene)
     (ax, ay), plus, minus = axis(scene)
@@ -281,9 +368,12 @@ def motion(scene: Scene) -> dict:
     elif scene.kind in ("floor", "pulled") and scene.applied:
         push, lift = (x * scene.applied for x in unit(scene.rope_angle))
         slides = push > scene.mu * (scene.masses[0] * G - lift)
+    elif scene.kind == "table":
+        slides = scene.masses[1] > scene.mu * scene.masses[0]
     return {"equilibrium": equilibrium,
             "net_direction": "none" if not along else plus if along > 0 else minus,
-            "acceleration": abs(along) / scene.masses[0], "slides": slides}
+            "acceleration": abs(along) / scene.masses[0], "slides": slides,
+            "net": {b: direction_name(scene, n) for b, n in nets.items()}}
 
 
 # --------------------------------------------------------------------------- sampling
@@ -302,6 +392,8 @@ def sample_scene(rng: random.Random, kind: str | None = None) -> Scene:
     for _ in range(1000):
         try:
             scene = _draw(rng, kind)
+            if kind in MIRRORABLE and rng.random() < 0.5:
+                scene = replace(scene, mirrored=True)
             if _nice(free_body(scene)):
                 return scene
         except SceneError:
@@ -316,6 +408,23 @@ def _draw(rng: random.Random, kind: str) -> Scene:
         return Scene(kind, (m, Fraction(rng.randint(1, 5))))
     if kind == "spring":
         return Scene(kind, (m,))
+    if kind == "atwood":
+        b = Fraction(rng.randint(1, 5))
+        if b != m:
+            return Scene(kind, (m, b), state="accelerating", velocity=1 if b > m else -1)
+        moving = rng.choice([0, 1, -1])
+        return Scene(kind, (m, b), state="constant velocity" if moving else "rest", velocity=moving)
+    if kind == "table":
+        b = Fraction(rng.randint(1, 5))
+        mu = rng.choice([Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(1)])
+        if rng.random() < 0.4:  # at rest or at constant velocity: B no heavier than static friction allows
+            options = [x for x in (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3)) if x <= mu * m]
+            if not options:
+                raise SceneError("no hanging mass small enough")
+            b = rng.choice(options)
+        state = "accelerating" if b > mu * m else rng.choice(["rest", "constant velocity"]) if b == mu * m \
+            else "rest"
+        return Scene(kind, (m, b), mu=mu, state=state, velocity=1)
     if kind == "hanging":
         direction = 0 if state == "rest" else rng.choice([1, -1])
         accel = Fraction(rng.choice([2, 5])) if state == "accelerating" else Fraction(0)
@@ -352,16 +461,17 @@ def _extras(scene: Scene) -> list[Force]:
     m = scene.masses[0]
     out = []
     if scene.velocity:  # the "force of motion" misconception, along the motion or its tendency
-        along = {"incline": scene.angle, "hanging": 90}.get(scene.kind, 0)
+        along = {"incline": scene.angle, "hanging": 90, "atwood": 90}.get(scene.kind, 0)
         out.append(Force("Fm", "applied", "A", along + (0 if scene.velocity > 0 else 180), m * G / 2))
     if scene.kind == "incline":  # the weight's component drawn as a force of its own
         out.append(Force("Fd", "applied", "A", 180 + scene.angle, m * G * unit(scene.angle)[1]))
-    if scene.kind in ("hanging", "spring"):  # a support from below that is not there
-        out.append(Force("N2", "normal", "A", 90, m * G))
-    else:  # a push from a wall that is not there
-        for body, mass in zip("AB", scene.masses):
+    hanging = {"hanging": "A", "spring": "A", "atwood": "AB", "table": "B"}.get(scene.kind, "")
+    for body, mass in zip("AB", scene.masses):
+        if body in hanging:  # a support from below that is not there
+            out.append(Force("N2", "normal", body, 90, mass * G))
+        else:  # a push from a wall that is not there
             out.append(Force("N2", "normal", body, 0, mass * G / 2))
-    return out
+    return [Force(f.name, f.kind, f.body, turn(scene, f.angle), f.magnitude) for f in out]
 
 
 def inject(scene: Scene, forces: list[Force], kind: str, rng: random.Random) -> tuple[list[Force], str]:
@@ -380,8 +490,9 @@ def inject(scene: Scene, forces: list[Force], kind: str, rng: random.Random) -> 
         f = rng.choice(_extras(scene))
         out.append(f)
     elif kind == "wrong body":
-        if scene.kind != "stacked":
-            raise SceneError(f"wrong body needs two bodies; a {scene.kind} scene has one (use a stacked scene)")
+        if scene.kind not in TWO_BODIES:
+            raise SceneError(f"wrong body needs two bodies; a {scene.kind} scene has one "
+                             f"(use a {', '.join(TWO_BODIES)} scene)")
         k = rng.randrange(len(out))
         f = out[k]
         out[k] = Force(f.name, f.kind, "B" if f.body == "A" else "A", f.angle, f.magnitude)
@@ -410,7 +521,7 @@ def find_error(scene: Scene, drawn: list[Force]) -> tuple[str, str] | None:
             return None
         if body == body2 and angle != angle2:
             return "wrong direction", name
-        if body != body2 and angle == angle2 and scene.kind == "stacked":
+        if body != body2 and angle == angle2 and scene.kind in TWO_BODIES:
             return "wrong body", name
     return None
 
@@ -420,13 +531,15 @@ def find_error(scene: Scene, drawn: list[Force]) -> tuple[str, str] | None:
 _STATE_WORDS = {"rest": "rest", "constant": "constant velocity", "constant-velocity": "constant velocity",
                 "constant_velocity": "constant velocity", "accelerating": "accelerating"}
 _DIRS = {"right": 1, "up": 1, "left": -1, "down": -1, "none": 0}
-_KEYS = {"m": "masses in kg, comma-separated for stacked (m=2,3)", "angle": "incline angle, 37 or 53",
+_KEYS = {"m": "masses in kg, two comma-separated for stacked, table and atwood (m=2,3)", "angle": "incline angle, 37 or 53",
          "mu": "friction coefficient (mu=1/4)", "F": "floor: push to the right, N",
          "T": "pulled: rope tension, N", "rope": "pulled: rope angle above horizontal, 0, 37 or 53",
          "a": "hanging: acceleration, m/s²", "state": "rest, constant or accelerating",
-         "dir": "right, left, up, down or none"}
-_KIND_KEYS = {"floor": {"F", "mu", "dir"}, "incline": {"angle", "mu", "dir"}, "hanging": {"a", "dir"},
-              "pulled": {"T", "rope", "mu", "dir"}, "stacked": set(), "spring": set()}
+         "dir": "right, left, up, down or none (atwood: block A's)",
+         "mirror": "yes to draw the scene mirrored (pushes to the left, slopes rising to the left)"}
+_KIND_KEYS = {"floor": {"F", "mu", "dir", "mirror"}, "incline": {"angle", "mu", "dir", "mirror"},
+              "hanging": {"a", "dir"}, "pulled": {"T", "rope", "mu", "dir", "mirror"}, "stacked": set(),
+              "spring": set(), "table": {"mu", "mirror"}, "atwood": {"dir"}}
 
 
 def load_scenes(path: Path | str) -> list[Scene]:
@@ -475,15 +588,19 @@ def _parse_line(text: str) -> Scene:
         if key in given:
             raise SceneError(f"key {key!r} given twice; keep one")
         if key not in _KIND_KEYS[kind] | {"m", "state"}:
-            raise SceneError(f"key {key!r} ({_KEYS[key]}) does not apply to a {kind} scene; remove it")
+            raise SceneError(f"key {key!r} ({_KEYS[key]}) does not apply to {_a(kind)} scene; remove it")
         given[key] = value
     if "m" not in given:
-        raise SceneError(f"missing mass: add m=... (kg{', two for stacked: m=2,3' if kind == 'stacked' else ''})")
+        raise SceneError(f"missing mass: add m=... (kg{', two: m=2,3' if kind in TWO_BODIES else ''})")
     masses = tuple(_number("m", v) for v in given["m"].split(","))
     state = _STATE_WORDS.get(given.get("state", "rest"))
     if state is None:
         raise SceneError(f"state={given['state']}: use state=rest, state=constant or state=accelerating")
     fields = {"masses": masses, "state": state}
+    if "mirror" in given:
+        if given["mirror"] not in ("yes", "no"):
+            raise SceneError(f"mirror={given['mirror']}: use mirror=yes or mirror=no")
+        fields["mirrored"] = given["mirror"] == "yes"
     for key, name in (("angle", "angle"), ("rope", "rope_angle")):
         if key in given:
             fields[name] = int(_number(key, given[key], integer=True))
@@ -493,15 +610,20 @@ def _parse_line(text: str) -> Scene:
     if "dir" in given:
         if given["dir"] not in _DIRS:
             raise SceneError(f"dir={given['dir']}: use one of {', '.join(_DIRS)}")
-        fields["velocity"] = _DIRS[given["dir"]]
+        fields["velocity"] = _DIRS[given["dir"]] * (-1 if fields.get("mirrored") and given["dir"] in
+                                                     ("left", "right") else 1)
     elif kind == "incline":
         fields["velocity"] = -1
+    elif kind == "table":
+        fields["velocity"] = 1
     elif kind in ("floor", "pulled") and fields.get("applied"):
         fields["velocity"] = 1
     elif kind == "floor" and state == "constant velocity":
         fields["velocity"] = 1
     elif kind == "hanging" and state != "rest":
         raise SceneError("dir: a moving hanging mass needs dir=up or dir=down")
+    elif kind == "atwood" and state == "accelerating" and len(masses) == 2:
+        fields["velocity"] = 1 if masses[1] > masses[0] else -1
     return Scene(kind, **fields)
 
 
@@ -558,8 +680,33 @@ def _hatch(canvas: _Canvas, x0: float, x1: float, y: float, below: bool) -> None
         canvas.lines.append(((x, y), (x - 10, y + 10 * step), 1))
 
 
+def _circle(canvas: _Canvas, centre: tuple[float, float], r: float) -> None:
+    points = [(centre[0] + r * math.cos(k * math.pi / 18), centre[1] + r * math.sin(k * math.pi / 18))
+              for k in range(37)]
+    canvas.lines.extend((a, b, 2) for a, b in zip(points, points[1:]))
+
+
+def _mirror(canvas: _Canvas) -> _Canvas:
+    """The canvas reflected left to right (x -> WIDTH - x)."""
+    def x(point):
+        return WIDTH - point[0], point[1]
+
+    def flip(v):
+        return -v[0], v[1]
+    return _Canvas(lines=[(x(a), x(b), w) for a, b, w in canvas.lines],
+                   bodies={n: _Body(x(b.centre), flip(b.u), flip(b.v), b.hw, b.hh, b.letter_at)
+                           for n, b in canvas.bodies.items()},
+                   texts=[(x(c), t, size) for c, t, size in canvas.texts],
+                   polygons=[[x(p) for p in polygon] for polygon in canvas.polygons])
+
+
 def _layout(scene: Scene) -> _Canvas:
     canvas = _Canvas()
+    _layout_unmirrored(scene, canvas)
+    return _mirror(canvas) if scene.mirrored else canvas
+
+
+def _layout_unmirrored(scene: Scene, canvas: _Canvas) -> None:
     flat_u, flat_v = (1.0, 0.0), (0.0, -1.0)
     if scene.kind in ("floor", "pulled"):
         _hatch(canvas, 60, 708, 400, below=True)
@@ -574,6 +721,23 @@ def _layout(scene: Scene) -> _Canvas:
         # A sits on B's left half so that B's own forces have the right half to themselves
         canvas.bodies["B"] = _Body((400, 350), flat_u, flat_v, 200, 50, letter_at=(0.8, 0.0))
         canvas.bodies["A"] = _Body((290, 258), flat_u, flat_v, 75, 42, letter_at=(-0.6, 0.4))
+    elif scene.kind == "table":  # A on the table, the rope over a pulley at its right edge to B
+        _hatch(canvas, 40, 520, 300, below=True)
+        canvas.lines.append(((520, 300), (520, 560), 3))
+        canvas.lines.append(((520, 300), (545, 285), 2))
+        _circle(canvas, (545, 285), 25)
+        canvas.bodies["A"] = _Body((290, 260), flat_u, flat_v, 75, 40)
+        canvas.bodies["B"] = _Body((570, 400), flat_u, flat_v, 38, 32, letter_at=(-0.45, 0.4))
+        canvas.lines.append(((365, 260), (545, 260), 2))
+        canvas.lines.append(((570, 285), (570, 368), 2))
+    elif scene.kind == "atwood":  # a fixed pulley, A on the left rope, B on the right
+        _hatch(canvas, 250, 518, 60, below=False)
+        canvas.lines.append(((384, 60), (384, 150), 2))
+        _circle(canvas, (384, 150), 80)
+        canvas.bodies["A"] = _Body((304, 330), flat_u, flat_v, 45, 35, letter_at=(-0.5, 0.4))
+        canvas.bodies["B"] = _Body((464, 380), flat_u, flat_v, 45, 35, letter_at=(-0.5, 0.4))
+        canvas.lines.append(((304, 150), (304, 295), 2))
+        canvas.lines.append(((464, 150), (464, 345), 2))
     elif scene.kind in ("hanging", "spring"):
         _hatch(canvas, 250, 518, 90, below=False)
         body = canvas.bodies["A"] = _Body((384, 320), flat_u, flat_v, 60, 45)
@@ -610,7 +774,8 @@ def _anchor(scene: Scene, force: Force, canvas: _Canvas) -> tuple[float, float]:
         return body.centre
     if force.kind == "friction":  # start on the side it points to, clear of the normal's foot
         return body.point(0.55 * body.hw * (1 if along >= 0 else -1), -body.hh + 6)
-    if force.kind == "spring" or (force.kind == "tension" and scene.kind == "hanging"):
+    hangs = scene.kind in ("hanging", "atwood") or (scene.kind == "table" and force.body == "B")
+    if force.kind == "spring" or (force.kind == "tension" and hangs):
         return body.point(0, body.hh)
     if force.kind in ("tension", "applied"):
         return body.point(body.hw, 0)
@@ -618,7 +783,7 @@ def _anchor(scene: Scene, force: Force, canvas: _Canvas) -> tuple[float, float]:
         other = canvas.bodies["B" if force.body == "A" else "A"]
         offset = (other.centre[0] - body.centre[0]) * body.u[0] - 0.35 * other.hw
         return body.point(max(-body.hw + 10, min(body.hw - 10, offset)), body.hh)
-    if force.name == "N2" and scene.kind not in ("hanging", "spring"):
+    if force.name == "N2" and force.angle % 180 == 0:
         return body.point(-body.hw, -0.45 * body.hh)  # below the body's letter
     return body.point(0.3 * body.hw, -body.hh)
 
@@ -632,7 +797,7 @@ def _fmt(x: Fraction) -> str:
 
 
 def _caption(scene: Scene, show_motion: bool = True) -> str:
-    if scene.kind == "stacked":
+    if scene.kind in TWO_BODIES:
         parts = [f"mA = {_fmt(scene.masses[0])} kg", f"mB = {_fmt(scene.masses[1])} kg"]
     else:
         parts = [f"m = {_fmt(scene.masses[0])} kg"]
@@ -640,7 +805,7 @@ def _caption(scene: Scene, show_motion: bool = True) -> str:
         parts.append(f"F = {_fmt(scene.applied)} N")
     if scene.kind == "pulled":
         parts.append(f"T = {_fmt(scene.applied)} N" + (f" (rope at {scene.rope_angle}°)" if scene.rope_angle else ""))
-    if scene.kind in ("floor", "pulled", "incline"):
+    if scene.kind in ("floor", "pulled", "incline", "table"):
         parts.append(f"μ = {scene.mu}" if scene.mu else "smooth surface")
     if scene.accel and show_motion:
         parts.append(f"a = {_fmt(scene.accel)} m/s² {'upward' if scene.velocity > 0 else 'downward'}")
@@ -687,7 +852,8 @@ def render(scene: Scene, forces: list[Force], labels: dict[int, str] | None = No
         draw.line([a, b], fill=(90, 90, 90) if w == 2 else (0, 0, 0), width=w)
     if scene.kind == "incline":
         x0, y0 = canvas.polygons[0][0]
-        draw.arc([x0 - 60, y0 - 60, x0 + 60, y0 + 60], -scene.angle, 0, fill=(0, 0, 0), width=2)
+        start, end = (180, 180 + scene.angle) if scene.mirrored else (-scene.angle, 0)
+        draw.arc([x0 - 60, y0 - 60, x0 + 60, y0 + 60], start, end, fill=(0, 0, 0), width=2)
     for name, body in sorted(canvas.bodies.items(), reverse=True):  # B first, A drawn over it
         draw.polygon(body.corners(), fill=fill, outline=(0, 0, 0), width=2)
     letters = {name: body.point(body.letter_at[0] * body.hw, body.letter_at[1] * body.hh)
@@ -733,7 +899,7 @@ def render(scene: Scene, forces: list[Force], labels: dict[int, str] | None = No
         draw.rectangle(box, fill=(255, 255, 255))
         draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, font=label_font, fill=ink, anchor="mm")
     out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=6)
+    image.save(out, format="PNG", compress_level=9, compress_type=3)  # run-length: fast on flat drawings
     return out.getvalue()
 
 

@@ -31,11 +31,10 @@ from pydantic import Field, model_validator
 from rdkit import Chem
 
 from cogforge.config import Schema
-from generators.symbols import Draft, Task, count_options, mcq_prompt
+from generators.symbols import Draft, Task, count_options, mcq_prompt, resolve
 from generators.symbols import _chembench, _equations, _molecules
 
 DOMAIN = "chemistry"
-ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_COUNTS = {"elements": 481, "bonds": 200, "reaction-type": 1000, "balancing": 1000,
                   "structure-error": 190, "equation-error": 200, "condition": 300, "product": 202, "yield": 300}
 CREDITS = [
@@ -106,17 +105,15 @@ class Config(Schema):
         return self
 
 
-def _resolve(path: str) -> Path:
-    p = Path(path)
-    return p if p.is_absolute() or p.exists() else ROOT / p
+INPUTS = ("chembench",)  # --input chembench=FILE
 
 
 def prepare(config: dict, inputs: dict[str, list[str]], progress: bool) -> SimpleNamespace:
     questions = []
     for path in list(config["chembench"]) + list(inputs.get("chembench", [])):
-        questions += _chembench.read_chembench(_resolve(path))
-    return SimpleNamespace(library=_molecules.load_library(_resolve(config["molecules"])),
-                           reactions=_equations.load_reactions(_resolve(config["reactions"])),
+        questions += _chembench.read_chembench(resolve(path))
+    return SimpleNamespace(library=_molecules.load_library(resolve(config["molecules"])),
+                           reactions=_equations.load_reactions(resolve(config["reactions"])),
                            chembench=questions, dropped=Counter())
 
 

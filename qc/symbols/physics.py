@@ -15,6 +15,29 @@ def _current(solution: dict, element: str) -> Fraction:
     return solution[element][0]
 
 
+def _mark_problem(m: dict, every: dict) -> str | None:
+    """The + and − marks drawn on each meter against lcapy's solution: + where current
+    enters an ammeter, at the higher potential of a voltmeter; the meter an error item
+    reversed the other way round, and it must read something."""
+    from generators.symbols import _circuits as circ
+    from generators.symbols import physics as phys
+
+    marks = circ.meter_signs(circ.tree_from_json(m["tree"]), m["polarity"])
+    if not marks:
+        return None
+    solution = circ.solve(m["netlist"])
+    for name, sign in marks.items():
+        current, voltage = solution[f"{'V' if every[name].kind == 'ammeter' else 'R'}_{name}"]
+        value = current if every[name].kind == "ammeter" else voltage
+        if name == m.get("reversed_meter"):
+            sign = -sign
+            if abs(value) < phys.ZERO or value * sign > 0:
+                return f"{name} is drawn reversed but lcapy reads {value} through it: the error does not show"
+        elif value * sign < 0 and abs(value) > phys.ZERO:
+            return f"{name}'s + and − marks are the wrong way round for lcapy's reading {value}"
+    return None
+
+
 def _circuit_problem(item) -> str | None:
     from generators.symbols import _circuits as circ
     from generators.symbols import physics as phys
@@ -25,6 +48,8 @@ def _circuit_problem(item) -> str | None:
     if m["netlist"] != circ.netlist(m["emf"], tree, m["polarity"], m.get("open_return", False)):
         return "meta.netlist is not the netlist of the drawn circuit"
     kind = m.get("question_kind")
+    if problem := _mark_problem(m, every):
+        return problem
     if "error_type" in m:
         return _error_problem(item, tree, every)
     if kind == "count":
@@ -71,9 +96,11 @@ def _error_problem(item, tree, every) -> str | None:
         return f"answer {item.answer!r} does not name the error {kind!r}"
     if kind == "wrong component symbol":
         ok = any(p.drawn_as and p.drawn_as != p.kind for p in every.values())
-    elif kind == "wrong label":
+    elif kind == "wrong label or polarity" and m.get("variant") == "duplicate label":
         shown = [m["labels"][n].split()[0] for n in every]
         ok = len(set(shown)) < len(shown)
+    elif kind == "wrong label or polarity":  # the meter drawn reversed must read something
+        ok = _mark_problem(m, every) is None and m["reversed_meter"] in every
     else:
         reference = circ.solve(m["reference_netlist"])
         try:
@@ -121,6 +148,14 @@ def _force_problem(item) -> str | None:
         want = f"Arrow {next(k for k, f in by_label.items() if f.magnitude == sizes[0])}"
     elif kind == "arrow-direction" or kind == "direction":
         want = phys.direction_word(scene, by_label[m["arrow"]].angle)
+    elif kind == "body":
+        force = by_label[m["arrow"]]
+        if phys.on_contact(scene, force):
+            return "the arrow starts where the blocks touch: the picture does not say which block"
+        want = f"Block {force.body}"
+    elif kind in ("net-force", "acceleration"):
+        word = _net_direction(scene, drawn, m["body"]) if kind == "net-force" else _released(scene, m["body"])
+        want = phys.NO_NET[kind] if word == "none" else word
     elif kind == "equilibrium":
         want = item.options[0 if facts["equilibrium"] else 1]
     elif kind == "slides":
@@ -128,6 +163,35 @@ def _force_problem(item) -> str | None:
     else:
         return f"unknown question kind {kind!r}"
     return None if item.answer == want else f"answer {item.answer!r}, re-derived {want!r}"
+
+
+def _net_direction(scene, drawn, body: str) -> str | None:
+    """The direction of the exact sum of the arrows drawn on ``body``."""
+    from generators.symbols import _forces as fz
+
+    return fz.direction_name(scene, fz.net_force(drawn, body))
+
+
+def _released(scene, body: str) -> str:
+    """Which way ``body`` starts from rest, from textbook inequalities rather than the
+    free-body sums: a slope steeper than its friction allows, a rope pulling harder
+    along the floor than mu N, a hanging mass heavier than the table's friction, the
+    heavier side of Atwood's machine."""
+    from generators.symbols import _forces as fz
+
+    a, *rest = scene.masses
+    if scene.kind == "incline":
+        cos, sin = fz.unit(scene.angle)
+        return "down the slope" if sin > scene.mu * cos else "none"
+    if scene.kind == "atwood":
+        b = rest[0]
+        return "none" if a == b else ("up" if (b > a) == (body == "A") else "down")
+    toward = "left" if scene.mirrored else "right"
+    if scene.kind == "table":
+        moves = rest[0] > scene.mu * a
+        return "none" if not moves else toward if body == "A" else "down"
+    cos, sin = fz.unit(scene.rope_angle)  # pulled
+    return toward if scene.applied * cos > scene.mu * (a * fz.G - scene.applied * sin) else "none"
 
 
 def _redraw(item) -> bytes:
@@ -141,7 +205,8 @@ def _redraw(item) -> bytes:
                          style_seed=m["style_seed"], show_values=m.get("show_values", True),
                          show_motion=m.get("show_motion", True))
     return circ.draw(m["emf"], circ.tree_from_json(m["tree"]), m["polarity"], m["labels"],
-                     shorted=m.get("shorted"), open_return=m.get("open_return", False))
+                     shorted=m.get("shorted"), open_return=m.get("open_return", False),
+                     reversed_meter=m.get("reversed_meter"))
 
 
 def check(build: Build, items: list) -> CheckResult:
