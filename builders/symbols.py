@@ -32,6 +32,8 @@ from builders._filtering import filter_shortcuts
 from cogforge import __version__
 from cogforge.buildio import BuildWriter
 from cogforge.config import Schema, check_splits, load
+from cogforge.config import split_of as shared_split_of
+from cogforge.parallel import draw_all
 from cogforge.positions import Positions
 from cogforge.record import Item
 from cogforge.stats import build_stats
@@ -70,14 +72,8 @@ def load_config(path: Path | str | None = None, inputs: dict[str, list[str]] | N
 
 
 def split_of(unit: str, weights: dict[str, int], seed: int) -> str:
-    """A unit's split, from its own hash: stable when other units or domains come and go."""
-    names = [n for n in weights if weights[n] > 0]
-    x = random.Random(f"symbols:{seed}:split:{unit}").random() * sum(weights[n] for n in names)
-    for name in names:
-        x -= weights[name]
-        if x < 0:
-            return name
-    return names[-1]
+    """A unit's split, from its own hash: stable when other units come and go."""
+    return shared_split_of(unit, weights, f"symbols:{seed}")
 
 
 def _stem(question: str) -> str:
@@ -154,26 +150,10 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     return manifest
 
 
-def _call(make) -> bytes:
-    return make()
-
-
 def _draw_all(drafts: list, progress: bool) -> list[list[bytes]]:
     """Every draft's pictures: the drawings its generator left to be made (callables)
-    are made on every core (forked workers; each drawing depends on its arguments only,
-    so the bytes do not depend on the worker or the order)."""
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    jobs = [png for d in drafts for png in d.images if callable(png)]
-    workers = min(os.cpu_count() or 1, 8)
-    if workers > 1 and len(jobs) > 50:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            made = iter(list(tqdm(pool.map(_call, jobs, chunksize=8), total=len(jobs), desc="drawing",
-                                  unit="image", disable=not progress)))
-    else:
-        made = iter([make() for make in tqdm(jobs, desc="drawing", unit="image", disable=not progress)])
+    are made on every core (:func:`cogforge.parallel.draw_all`)."""
+    made = iter(draw_all([png for d in drafts for png in d.images if callable(png)], progress))
     return [[next(made) if callable(png) else png for png in d.images] for d in drafts]
 
 

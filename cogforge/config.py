@@ -122,3 +122,17 @@ def check_splits(splits: dict[str, int]) -> None:
     bad = [n for n in splits if n not in SPLIT_NAMES]
     if bad:
         raise ValueError(f"split names {bad} are not among {list(SPLIT_NAMES)}")
+
+
+def split_of(unit: str, weights: dict[str, int], key: str) -> str:
+    """A unit's split, from its own hash (``key`` names the benchmark and seed): stable
+    when other units come and go."""
+    import random
+
+    names = [n for n in weights if weights[n] > 0]
+    x = random.Random(f"{key}:split:{unit}").random() * sum(weights[n] for n in names)
+    for name in names:
+        x -= weights[name]
+        if x < 0:
+            return name
+    return names[-1]
