@@ -36,7 +36,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: setup setup-label-studio setup-twemoji build-carv build-constructure build-cogevolve build-symbols qc release annotate test bench clean
+.PHONY: setup setup-label-studio setup-twemoji build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
 
 BENCH ?= carv
 
@@ -95,6 +95,9 @@ build-cogevolve: $(STAMP) $(TWEMOJI_STAMP)
 # DOMAINS=chemistry,... builds some domains only
 build-symbols: $(STAMP)
 	$(VENV)/bin/cogforge build symbols $(if $(DOMAINS),--domains $(DOMAINS))
+
+build-corecognition: $(STAMP)
+	$(VENV)/bin/cogforge build corecognition
 
 qc: $(STAMP)
 	$(VENV)/bin/cogforge qc build/$(BENCH)

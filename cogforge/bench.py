@@ -204,11 +204,36 @@ def bench_physics(work: Path) -> list[tuple[str, str]]:
     ]
 
 
+def bench_corecognition(work: Path) -> list[tuple[str, str]]:
+    """The CoreCognition build (procedural, so every build is warm) and what one item
+    of each concept takes to draw."""
+    import random
+
+    from builders import corecognition
+    from generators.corecognition import concepts
+
+    started = time.perf_counter()
+    manifest = corecognition.build(work / "corecognition", progress=False)
+    wall = time.perf_counter() - started
+    rows = [("corecognition build: wall seconds (target < 20 s)", f"{wall:.2f}"),
+            ("corecognition build: items", str(manifest["counts"]["items"]))]
+    for concept, module in concepts().items():  # drawn and PNG-encoded, frames and strip
+        params = [f.sample(random.Random(k), k) for f in module.FAMILIES for k in range(5)]
+        fams = [f for f in module.FAMILIES for _ in range(5)]
+        started = time.perf_counter()
+        for family, p in zip(fams, params):
+            corecognition.draw_item(family.name, p)
+        per_item = (time.perf_counter() - started) / len(params) * 1000
+        rows.append((f"corecognition: ms per {concept} item drawn", f"{per_item:.1f}"))
+    return rows
+
+
 def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="cogforge-bench-"))
     try:
         rows = bench_carv(work) + bench_constructure(work) + bench_cogevolve(work) + bench_symbols(work)
         rows += bench_physics(work)
+        rows += bench_corecognition(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     width = max(len(name) for name, _ in rows)

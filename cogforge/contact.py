@@ -96,11 +96,55 @@ def symbols_sheet(build: Path, out: Path, per_task: int = 5, domain: str = "chem
     return out
 
 
-SHEETS = {"cogevolve": cogevolve_sheet, "symbols": symbols_sheet}
+def corecognition_sheet(build: Path, out: Path, concept: str | None = None) -> Path:
+    """One row per family: a control and its manipulated twin side by side (a sequence's
+    strip for multi-frame items), captioned with the question and both answers; all
+    concepts, or some (``concept``: keys comma-separated, or a stage name)."""
+    pairs: dict[str, dict[str, dict]] = {}
+    for line in (build / "items.jsonl").read_text().splitlines():
+        item = json.loads(line)
+        m = item["meta"]
+        if concept and m["concept"] not in concept.split(",") and m["stage"] != concept:
+            continue
+        first = pairs.setdefault(m["family"], {})
+        if not first or first.get("control", {}).get("meta", {}).get("pair_id", m["pair_id"]) == m["pair_id"]:
+            first[m["role"]] = item
+    rows = [f for f in pairs if len(pairs[f]) == 2]
+    tile_w = round((TILE - 10) * 4 / 3) + 10  # the frames are 4:3; a sequence's strip is scaled to fit
+    pair_w, caption_h, label_w = 2 * tile_w, 64, 220
+    sheet = Image.new("RGB", (label_w + pair_w + 30, len(rows) * (TILE + caption_h) + 10), "white")
+    draw, small, big = ImageDraw.Draw(sheet), _font(13), _font(15)
+    for r, family in enumerate(rows):
+        y = r * (TILE + caption_h) + 5
+        control = pairs[family]["control"]
+        draw.multiline_text((8, y + 20), f"{control['meta']['concept_name']}\n{family}\n"
+                            f"{control['meta']['type']}, causal: {control['meta']['causal_param']}",
+                            fill="black", font=big)
+        x = label_w
+        for role in ("control", "manipulated"):
+            item = pairs[family][role]
+            path = item["meta"].get("combined_image") or item["images"][0]
+            image = Image.open(build / path).convert("RGB")
+            scale = min((tile_w - 10) / image.width, (TILE - 10) / image.height)
+            tile = image.resize((round(image.width * scale), round(image.height * scale)), Image.LANCZOS)
+            sheet.paste(tile, (x + 5, y + (TILE - 10 - tile.height) // 2))
+            draw.rectangle([x + 4, y - 1, x + 6 + tile.width, y + TILE - 9], outline=(180, 180, 180))
+            draw.text((x + 5, y + TILE - 4), f"{role}: answer {item['answer']}", fill="black", font=small)
+            x += tile_w + 10
+        question = control["question"].split("\nA. ")[0]
+        draw.text((label_w + 5, y + TILE + 14), "\n".join(textwrap.wrap(question, 90)[:2]), fill=(60, 60, 60),
+                  font=small)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sheet.save(out)
+    return out
+
+
+SHEETS = {"cogevolve": cogevolve_sheet, "symbols": symbols_sheet, "corecognition": corecognition_sheet}
 
 if __name__ == "__main__":
     benchmark, build, out, *rest = sys.argv[1:]
     if benchmark not in SHEETS:
         raise SystemExit(f"contact sheets: {', '.join(SHEETS)} (CARV's and CONSTRUCTURE's are in docs/ already)")
-    options = {"domain": rest[0]} if rest else {}  # symbols: the domain (default chemistry)
+    # symbols: the domain (default chemistry); corecognition: one concept (default all)
+    options = ({"concept": rest[0]} if benchmark == "corecognition" else {"domain": rest[0]}) if rest else {}
     print(SHEETS[benchmark](Path(build), Path(out), **options))

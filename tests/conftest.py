@@ -89,6 +89,21 @@ def symbols_release(symbols_build, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def corecognition_build(tmp_path_factory) -> Path:
+    """A full CoreCognition build with the default config (every concept module)."""
+    return default_build("corecognition", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def corecognition_release(corecognition_build, tmp_path_factory) -> Path:
+    """The full CoreCognition build released as 1.0.0."""
+    from exports.release import release
+
+    root = tmp_path_factory.mktemp("releases")
+    return release(corecognition_build, "1.0.0", root, decisions=root / "none.jsonl")
+
+
+@pytest.fixture(scope="session")
 def carv_items(carv_build) -> list[dict]:
     return read_jsonl(carv_build / "items.jsonl")
 

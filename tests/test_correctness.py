@@ -275,7 +275,9 @@ def _readme_block(name: str) -> str:
     return match.group(1)
 
 
-def test_readme_statistics_match_a_fresh_build(cbuild, carv_build, cogevolve_build, symbols_build):
+def test_readme_statistics_match_a_fresh_build(cbuild, carv_build, cogevolve_build, symbols_build,
+                                               corecognition_build):
+    assert _readme_block("corecognition") == (corecognition_build / "stats.md").read_text()
     assert _readme_block("cogevolve") == (cogevolve_build / "stats.md").read_text()
     assert _readme_block("symbols") == (symbols_build / "stats.md").read_text()
     assert _readme_block("constructure") == (cbuild / "stats.md").read_text()

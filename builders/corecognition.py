@@ -1,0 +1,209 @@
+"""CoreCognition (Li et al., ICML 2025): the 12 core-knowledge concepts as procedural
+stimuli, every item one half of a concept-hacking pair.
+
+Each concept is a module of :mod:`generators.corecognition`; its families are
+prototypes (pure functions from parameters to frames). For a concept with ``n`` items
+the builder makes ``n / 2`` pairs, taking the concept's families in turn: pair ``k`` of
+a family samples the control's parameters with its own RNG (``corecognition:<seed>:
+<family>:<k>``, so one family's items do not move when another changes), the twin
+changes only the causal parameter, and both answers are re-derived by the family's
+independent check before anything is drawn (a pair whose check disagrees, or that sits
+inside the family's margin, is counted in the manifest and replaced by the next ``k``).
+
+Question and options are byte-identical across a pair. True/false items list Yes and
+No in that order (the pairs balance the answers); a multiple-choice pair's option order
+puts the control's answer at the least used position of its family, and the twin's
+at the least used of the rest. Splits go by pair, so twins never straddle splits.
+Multi-frame items list their frames in ``images`` and a strip of the frames with
+"Frame i/N" captions in ``meta.combined_image`` (the public release's ``frame-combined``
+layout).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter, defaultdict
+from functools import partial
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from cogforge import __version__
+from cogforge.buildio import BuildWriter
+from cogforge.config import Schema, check_splits, load
+from cogforge.config import split_of as shared_split_of
+from cogforge.parallel import draw_all
+from cogforge.record import Item
+from cogforge.stats import build_stats
+from generators import corecognition as cc
+
+NAME = "corecognition"
+DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
+LETTERS = "ABCDE"
+# the public release's stage strings (lmms-eval filters on them)
+STAGE_NAMES = {stage: f"Stage {stage}" for stage in cc.STAGES}
+
+
+class Config(Schema):
+    seed: Annotated[int, Field(ge=0)] = 0
+    citation: str = ""
+    splits: dict[str, Annotated[int, Field(ge=0)]] = {"train": 7, "validation": 1, "test": 2}
+    counts: dict[str, Annotated[int, Field(ge=0)]] = {}
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        check_splits(self.splits)
+        unknown = sorted(set(self.counts) - set(cc.CONCEPTS))
+        if unknown:
+            raise ValueError(f"unknown concepts {unknown}; known: {', '.join(cc.CONCEPTS)}")
+        odd = sorted(c for c, n in self.counts.items() if n % 2)
+        if odd:
+            raise ValueError(f"counts of {odd} are odd: every item has a twin, so counts are even")
+        return self
+
+
+def prompt(question: str, options: list[str]) -> str:
+    """The text a model is shown: the question, the lettered options and how to reply
+    (true/false items too: "A. Yes B. No", as the other benchmarks list options)."""
+    listed = "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(options))
+    return f"{question}\n{listed}\nAnswer with the option's letter."
+
+
+def order_options(options: list[str], control: str, twin: str, used: Counter, rng: random.Random) -> list[str]:
+    """``options`` reordered: the control's answer at its family's least used position,
+    the twin's at the least used of the others (ties by ``rng``), the rest shuffled."""
+    n = len(options)
+    low = min(used[p] for p in range(n))
+    first = rng.choice([p for p in range(n) if used[p] == low])
+    rest = [p for p in range(n) if p != first]
+    low = min(used[p] for p in rest)
+    second = rng.choice([p for p in rest if used[p] == low])
+    used[first] += 1
+    used[second] += 1
+    others = [o for o in options if o not in (control, twin)]
+    rng.shuffle(others)
+    out: list[str | None] = [None] * n
+    out[first], out[second] = control, twin
+    fill = iter(others)
+    return [o if o is not None else next(fill) for o in out]
+
+
+def split_of(unit: str, weights: dict[str, int], seed: int) -> str:
+    """A unit's split, from its own hash: stable when other units come and go."""
+    return shared_split_of(unit, weights, f"corecognition:{seed}")
+
+
+def draw_item(family_name: str, params: dict) -> list[bytes]:
+    """The item's frames as PNG bytes, and (more than one frame) the combined strip last."""
+    frames = cc.families()[family_name].render(params)
+    out = [cc.png(f) for f in frames]
+    return out + [cc.strip(frames)] if len(frames) > 1 else out
+
+
+def _pairs(family: cc.Family, n_pairs: int, seed: int, dropped: Counter) -> list[tuple[int, dict, dict]]:
+    """``n_pairs`` valid (k, control, twin) of one family."""
+    out, k = [], 0
+    while len(out) < n_pairs:
+        if k > 20 * n_pairs + 20:
+            dropped[f"{family.name} (no valid pair in {k} tries)"] += n_pairs - len(out)
+            break
+        rng = random.Random(f"corecognition:{seed}:{family.name}:{k}")
+        control = family.sample(rng, k)
+        twin = family.twin(control)
+        k += 1
+        reason = _invalid(family, control, twin)
+        if reason:
+            dropped[f"{family.name} ({reason})"] += 1
+            continue
+        out.append((k - 1, control, twin))
+    return out
+
+
+def _invalid(family: cc.Family, control: dict, twin: dict) -> str | None:
+    if family.answer(control) == family.answer(twin):
+        return "twin keeps the answer"
+    for params in (control, twin):
+        if family.check(params) != family.answer(params):
+            return "independent check disagrees"
+        margin = family.margin(params)
+        if margin is not None and margin < family.min_margin:
+            return "inside the margin"
+    return None
+
+
+def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
+          progress: bool = True) -> dict:
+    """Build every concept's pairs into ``out_dir``."""
+    started = time.perf_counter()
+    config = load(Path(config_path or DEFAULT_CONFIG), Config).model_dump()
+    seed = config["seed"] if seed is None else seed
+    modules = cc.concepts()
+    missing = [c for c, n in config["counts"].items() if n and c not in modules]
+    if missing:
+        raise SystemExit(f"counts name concepts with no module in generators/corecognition/: {missing}")
+    dropped, planned = Counter(), []  # (concept, family, k, control, twin)
+    for concept, module in modules.items():
+        n_pairs = config["counts"].get(concept, 0) // 2
+        families = module.FAMILIES
+        share = [n_pairs // len(families) + (i < n_pairs % len(families)) for i in range(len(families))]
+        for family, n in zip(families, share):
+            planned += [(concept, family, k, c, t) for k, c, t in _pairs(family, n, seed, dropped)]
+    jobs = [partial(draw_item, f.name, params) for _c, f, _k, c, t in planned for params in (c, t)]
+    drawn = iter(draw_all(jobs, progress))
+    used: dict[str, Counter] = defaultdict(Counter)
+    shown = set()
+    with BuildWriter(out_dir) as writer:
+        items, counters = [], Counter()
+        for concept, family, k, control, twin in planned:
+            pictures_of = {"control": next(drawn), "manipulated": next(drawn)}
+            keys = [(family.question(control), tuple(p)) for p in pictures_of.values()]
+            if any(key in shown for key in keys):  # a pair a model has seen already (few parameters)
+                dropped[f"{family.name} (repeats a pair already drawn)"] += 1
+                continue
+            shown.update(keys)
+            options = family.options(control)
+            if family.type == "MC":
+                options = order_options(options, family.answer(control), family.answer(twin), used[family.name],
+                                        random.Random(f"corecognition:{seed}:{family.name}:{k}:order"))
+            pair_id = f"{family.name}-{k:04d}"
+            split = split_of(pair_id, config["splits"], seed)
+            name, stage, _paper = cc.CONCEPTS[concept]
+            for role, params in (("control", control), ("manipulated", twin)):
+                pictures = pictures_of[role]
+                frames = [writer.add_image(p) for p in pictures[:family.frames]]
+                answer = family.answer(params)
+                counters[concept] += 1
+                meta = {"concept": concept, "concept_name": name, "stage": stage, "type": family.type,
+                        "family": family.name, "paradigm": family.paradigm, "params": params, "pair_id": pair_id,
+                        "role": role, "causal_param": family.causal_param,
+                        "answer_letter": LETTERS[options.index(answer)], "margin": family.margin(params)}
+                if family.frames > 1:
+                    meta["combined_image"] = writer.add_image(pictures[-1], folder="combined")
+                items.append(Item(id=f"{NAME}-{concept}-{counters[concept]:05d}", benchmark=NAME, task=concept,
+                                  split=split, question=prompt(family.question(params), options),
+                                  images=frames, options=options, answer=answer, meta=meta))
+        writer.write_items(items)
+        writer.write_text("stats.md", build_stats(items) + "\n" + stats_markdown(items))
+        manifest = writer.commit({
+            "benchmark": NAME, "toolkit": __version__, "seed": seed, "config": config,
+            "media": {"mode": "RGB", "size": list(cc.SIZE)},
+            "counts": {"items": len(items), "pairs": len(items) // 2,
+                       "images": len({p for i in items for p in i.images}),
+                       "by_task": {c: counters[c] for c in cc.CONCEPTS if counters[c]},
+                       "dropped_pairs": dict(sorted((k, v) for k, v in dropped.items() if v))},
+        })
+    manifest["elapsed_s"] = time.perf_counter() - started
+    return manifest
+
+
+def stats_markdown(items: list[Item]) -> str:
+    """Items per stage, concept and family (control and manipulated halves)."""
+    rows = Counter((i.meta["stage"], i.task, i.meta["family"], i.meta["type"]) for i in items)
+    lines = ["Items per stage, concept and family (half control, half manipulated):", "",
+             "| stage | concept | family | type | items |", "| --- | --- | --- | --- | --- |"]
+    order = {c: n for n, c in enumerate(cc.CONCEPTS)}
+    for (stage, concept, family, kind), n in sorted(rows.items(), key=lambda kv: (order[kv[0][1]], kv[0][2])):
+        lines.append(f"| {stage} | {concept} | {family} | {kind} | {n} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,158 @@
+"""QC for CoreCognition: every answer re-derived, every picture redrawn, every twin pair
+checked as a model sees it.
+
+* Answers: each item's answer is recomputed by its family's independent check from
+  ``meta.params`` (shapely predicates, simulations, other formulas; never the stored
+  answer) and must be the option ``meta.answer_letter`` names; the item must sit
+  outside its family's margin.
+* Pictures: drawing ``meta.params`` again gives the stored frames byte for byte (and
+  the combined strip of a multi-frame item).
+* Twins: each ``pair_id`` has one control and one manipulated item, with the same
+  question text and options (bytes), different answers, parameters that differ in the
+  causal parameter only, and pixels that differ only inside the regions the family
+  declares for the two (``causal_box``).
+* Resolution: the smallest feature an answer depends on stays at least 1% of the short
+  side when the image is scaled to 336 px (what common vision encoders see).
+
+Twins look alike by design, so near-duplicate thumbnails are reported as information
+(identical items and images are still errors); concepts, stages and families are sized
+by the paper, not evenly.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import partial
+
+import numpy as np
+
+from qc.core import Build, CheckResult, Finding
+
+UNBALANCED_BY_DESIGN = frozenset({"task", "stage", "family", "type"})
+NEAR_DUPLICATE_SEVERITY = "info"
+ENCODER_PX = 336  # the short side a vision encoder sees
+MIN_FEATURE = 0.01  # of that short side
+
+
+def strata(item) -> dict[str, str]:
+    return {"stage": item.meta["stage"], "family": item.meta["family"], "type": item.meta["type"],
+            "role": item.meta["role"]}
+
+
+def _redraw(family_name: str, params: dict) -> list[bytes]:
+    from builders.corecognition import draw_item
+
+    return draw_item(family_name, params)
+
+
+def _changed_box(a: bytes, b: bytes):
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(a)) as x, Image.open(io.BytesIO(b)) as y:
+        diff = np.any(np.asarray(x.convert("RGB"), dtype=np.int16) != np.asarray(y.convert("RGB"), dtype=np.int16),
+                      axis=2)
+    ys, xs = np.nonzero(diff)
+    return None if not len(xs) else (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+
+
+def check_corecognition(build: Build) -> CheckResult:
+    from builders.corecognition import LETTERS
+    from cogforge.parallel import draw_all
+    from generators.corecognition import SIZE, families
+
+    out = CheckResult()
+    known = families()
+    wrong = redrawn = small = 0
+    jobs, drawable = [], []
+    for item in build.items:
+        m = item.meta
+        family = known.get(m["family"])
+        if family is None:
+            out.findings.append(Finding("error", "corecognition", item.id,
+                                        f"family {m['family']!r} is not in generators/corecognition/"))
+            continue
+        try:
+            derived = family.check(m["params"])
+        except (KeyError, ValueError, TypeError) as err:
+            derived = f"<cannot be re-derived: {err}>"
+        letter = LETTERS[item.options.index(item.answer)] if item.answer in item.options else None
+        if derived != item.answer or letter != m["answer_letter"]:
+            wrong += 1
+            out.findings.append(Finding("error", "corecognition", item.id,
+                                        f"answer {item.answer!r} (letter {m['answer_letter']}), "
+                                        f"re-derived {derived!r}"))
+        margin = family.margin(m["params"])
+        if margin is not None and margin < family.min_margin:
+            out.findings.append(Finding("error", "corecognition-margin", item.id,
+                                        f"margin {margin} below the family's {family.min_margin}"))
+        if family.feature_px(m["params"]) * ENCODER_PX / min(SIZE) < MIN_FEATURE * ENCODER_PX:
+            small += 1
+            out.findings.append(Finding("error", "corecognition-resolution", item.id,
+                                        f"the deciding feature ({family.feature_px(m['params']):.1f} px) is under "
+                                        f"{MIN_FEATURE:.0%} of the short side at {ENCODER_PX} px"))
+        jobs.append(partial(_redraw, family.name, m["params"]))
+        drawable.append(item)
+    for item, pictures in zip(drawable, draw_all(jobs, progress=False)):
+        stored = [(build.path / p).read_bytes() for p in item.images]
+        if "combined_image" in item.meta:
+            stored.append((build.path / item.meta["combined_image"]).read_bytes())
+        if pictures != stored:
+            redrawn += 1
+            out.findings.append(Finding("error", "corecognition-images", item.id,
+                                        "drawing meta.params again does not give the item's images"))
+    pairs_ok, pair_problems = _check_pairs(build, known, out)
+    out.stats = {"items": len(build.items), "answers_not_rederived": wrong, "images_not_reproduced": redrawn,
+                 "features_too_small": small, "pairs": pairs_ok + pair_problems, "pairs_with_problems": pair_problems}
+    return out
+
+
+def _check_pairs(build: Build, known: dict, out: CheckResult) -> tuple[int, int]:
+    by_pair = defaultdict(list)
+    for item in build.items:
+        by_pair[item.meta["pair_id"]].append(item)
+    good = bad = 0
+    for pair_id, members in sorted(by_pair.items()):
+        problem = _pair_problem(build, known, members)
+        if problem:
+            bad += 1
+            out.findings.append(Finding("error", "twins", pair_id, problem))
+        else:
+            good += 1
+    return good, bad
+
+
+def _pair_problem(build: Build, known: dict, members: list) -> str | None:
+    roles = sorted(i.meta["role"] for i in members)
+    if roles != ["control", "manipulated"]:
+        return f"a pair needs one control and one manipulated item, has {roles}"
+    control, twin = sorted(members, key=lambda i: i.meta["role"])
+    if control.question != twin.question or control.options != twin.options:
+        return "the question or the options differ between the twins"
+    if control.answer == twin.answer:
+        return "the twins have the same answer"
+    if control.split != twin.split:
+        return "the twins are in different splits"
+    family = known.get(control.meta["family"])
+    if family is None:
+        return None  # reported per item
+    a, b = control.meta["params"], twin.meta["params"]
+    changed = {k for k in set(a) | set(b) if a.get(k) != b.get(k)}
+    if changed != {family.causal_param}:
+        return f"the twins' parameters differ in {sorted(changed)}, not only in {family.causal_param!r}"
+    boxes = [family.causal_box(a), family.causal_box(b)]
+    box = (min(x[0] for x in boxes), min(x[1] for x in boxes), max(x[2] for x in boxes), max(x[3] for x in boxes))
+    moved = False
+    for pa, pb in zip(control.images, twin.images):
+        changed_at = _changed_box((build.path / pa).read_bytes(), (build.path / pb).read_bytes())
+        if changed_at is None:
+            continue
+        moved = True
+        if not (box[0] <= changed_at[0] and box[1] <= changed_at[1] and changed_at[2] <= box[2]
+                and changed_at[3] <= box[3]):
+            return f"pixels change at {changed_at}, outside the declared causal region {box}"
+    return None if moved else "the twins' images are identical"
+
+
+CHECKS = [("corecognition", check_corecognition)]
