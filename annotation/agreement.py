@@ -194,6 +194,41 @@ def human_accuracy(snapshot: dict, question: str) -> dict:
             "by_task": {k: {"answers": len(v), "accuracy": sum(v) / len(v)} for k, v in sorted(by_task.items())}}
 
 
+def letter_accuracy(snapshot: dict, question: str) -> dict:
+    """Option letters people chose, scored against the build's answer letters: overall,
+    per annotator, per task and per item family (where tasks carry one in ``state``)."""
+    build = Path(snapshot["project"]["build"])
+    if not (build / "items.jsonl").is_file():
+        raise FileNotFoundError(f"the build {build} this project was pushed from is gone; "
+                                "the ground truth is needed to score people")
+    truth = {}
+    for line in (build / "items.jsonl").read_text().splitlines():
+        item = json.loads(line)
+        truth[item["id"]] = (item["meta"]["answer_letter"], item["task"], item["meta"].get("family"))
+    per_annotator: dict[str, list[bool]] = defaultdict(list)
+    by_task: dict[str, list[bool]] = defaultdict(list)
+    by_family: dict[str, list[bool]] = defaultdict(list)
+    for task in snapshot["tasks"]:
+        key = task["data"]["key"]
+        for a in task["annotations"]:
+            chosen = choices(a, question)
+            if a["was_cancelled"] or not chosen or key not in truth:
+                continue
+            letter, task_name, family = truth[key]
+            ok = chosen[0] == letter
+            per_annotator[a.get("annotator") or str(a["completed_by"])].append(ok)
+            by_task[task_name].append(ok)
+            if family:
+                by_family[family].append(ok)
+    hits = [x for v in per_annotator.values() for x in v]
+
+    def summary(groups: dict[str, list[bool]]) -> dict:
+        return {k: {"answers": len(v), "accuracy": sum(v) / len(v)} for k, v in sorted(groups.items())}
+    return {"answers": len(hits), "accuracy": sum(hits) / len(hits) if hits else None,
+            "ci95": wilson(sum(hits), len(hits)) if hits else None, "per_annotator": summary(per_annotator),
+            "by_task": summary(by_task), "by_family": summary(by_family)}
+
+
 def agreement(snapshot: dict) -> dict:
     tags = questions(snapshot["project"]["label_config"])
     out = {"project": snapshot["project"]["id"], "title": snapshot["project"]["title"],
@@ -205,6 +240,8 @@ def agreement(snapshot: dict) -> dict:
     stage_name = snapshot["project"].get("cogforge_stage")
     if stage_name and get_stage(stage_name).caption_question:
         out["human_accuracy"] = human_accuracy(snapshot, get_stage(stage_name).caption_question)
+    if stage_name and get_stage(stage_name).letter_question:
+        out["human_accuracy"] = letter_accuracy(snapshot, get_stage(stage_name).letter_question)
     return out
 
 
@@ -291,8 +328,12 @@ def write_reports(result: dict, out_dir: Path) -> dict[str, Path]:
         h = result["human_accuracy"]
         md += ["## Human accuracy", "", f"{_fmt(h['accuracy'])} on {h['answers']} answers "
                f"(95% CI {_fmt((h['ci95'] or [None])[0])}-{_fmt((h['ci95'] or [None, None])[1])}), "
-               "scored by the same caption judge as models.", "", "| annotator | answers | accuracy |",
+               + ("scored against the items' answer letters." if "by_family" in h
+                  else "scored by the same caption judge as models."), "", "| annotator | answers | accuracy |",
                "| --- | --- | --- |"]
         md += [f"| {w} | {v['answers']} | {_fmt(v['accuracy'])} |" for w, v in h["per_annotator"].items()]
+        if h.get("by_family"):
+            md += ["", "| family | answers | accuracy |", "| --- | --- | --- |"]
+            md += [f"| {f} | {v['answers']} | {_fmt(v['accuracy'])} |" for f, v in h["by_family"].items()]
     paths["markdown"].write_text("\n".join(md) + "\n")
     return paths

@@ -33,12 +33,13 @@ def _items(build: Path) -> list[dict]:
     return [json.loads(line) for line in (build / "items.jsonl").read_text().splitlines()]
 
 
-def _item_html(item: dict, build: Path, document_root: Path, with_answer: bool) -> str:
+def _item_html(item: dict, build: Path, document_root: Path, with_answer: bool,
+               size: str = "width:180px;height:180px", caption: str = "Image") -> str:
     figures = "".join(
         f'<figure style="margin:0 6px 6px 0;display:inline-block;text-align:center">'
-        f'<img src="{local_url(build / p, document_root)}" alt="image {n}" '
-        f'style="width:180px;height:180px;border:1px solid #ccc"/>'
-        f'<figcaption>Image {n}</figcaption></figure>'
+        f'<img src="{local_url(build / p, document_root)}" alt="{caption.lower()} {n}" '
+        f'style="{size};border:1px solid #ccc"/>'
+        f'<figcaption>{caption} {n}</figcaption></figure>'
         for n, p in enumerate(item["images"], 1))
     parts = [f'<div style="font-family:sans-serif"><div>{figures}</div>',
              f'<p style="white-space:pre-wrap">{html.escape(item["question"])}</p>']
@@ -81,6 +82,17 @@ def carv_image_audit_predictions(build: Path, tasks: list[dict]) -> dict[str, li
 def human_baseline_tasks(build: Path, document_root: Path) -> list[dict]:
     # The ground truth is not in the task: annotators could read task data.
     return [{"key": i["id"], "html": _item_html(i, build, document_root, with_answer=False)}
+            for i in _items(build)]
+
+
+def corecognition_cross_validation_tasks(build: Path, document_root: Path) -> list[dict]:
+    """One task per item, without its answer (annotators answer it, then judge it), every
+    frame of a sequence shown in order; ``state`` names the family, concept and pair so
+    decisions and agreement can be read per family."""
+    return [{"key": i["id"], "html": _item_html(i, build, document_root, with_answer=False,
+                                                 size="width:320px;height:auto", caption="Frame"),
+             "state": {"family": i["meta"]["family"], "concept": i["meta"]["concept"],
+                       "pair_id": i["meta"]["pair_id"], "role": i["meta"]["role"]}}
             for i in _items(build)]
 
 
@@ -154,10 +166,12 @@ class Stage:
     tasks: Callable[[Path, Path], list[dict]]
     predictions: Callable[[Path, list[dict]], dict[str, list[dict]]] | None = None
     caption_question: str | None = None  # a free-text answer scored against the ground truth
+    letter_question: str | None = None  # an option letter scored against the item's answer letter
+    template: str | None = None  # the template's name when stages share one (default: the stage's)
 
     @property
     def label_config(self) -> str:
-        return (TEMPLATES / f"{self.name}.xml").read_text()
+        return (TEMPLATES / f"{self.template or self.name}.xml").read_text()
 
 
 STAGES = {s.name: s for s in [
@@ -166,6 +180,11 @@ STAGES = {s.name: s for s in [
     Stage("item-validation", None, "item", True, item_validation_tasks),
     Stage("sense-graph-audit", "cogevolve", "edge", True, sense_graph_audit_tasks),
     Stage("cogevolve-schema-audit", "cogevolve", "image", True, cogevolve_schema_audit_tasks),
+    # CoreCognition's two rounds of cross-validation by separate groups (the paper's section
+    # 3.2): the same tasks in two projects; an item rejected in either round is flagged
+    *(Stage(f"corecognition-cross-validation-{n}", "corecognition", "item", True,
+            corecognition_cross_validation_tasks, letter_question="answer",
+            template="corecognition-cross-validation") for n in (1, 2)),
 ]}
 
 

@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     ann.add_argument("target", nargs="?", help="push: a build folder; pull: a project id; "
                                                "agreement: a project id or a snapshot file")
     ann.add_argument("--stage", help="push: carv-image-audit, carv-human-baseline, item-validation, "
-                     "sense-graph-audit or cogevolve-schema-audit")
+                     "sense-graph-audit, cogevolve-schema-audit, corecognition-cross-validation-1 or -2")
     ann.add_argument("--annotators", type=int, default=1, help="push: how many people see each task")
     ann.add_argument("--port", type=int, default=8080, help="serve: the port on 127.0.0.1")
     ann.add_argument("--out", default=None, help="agreement: report folder")

@@ -155,4 +155,38 @@ def _pair_problem(build: Build, known: dict, members: list) -> str | None:
     return None if moved else "the twins' images are identical"
 
 
-CHECKS = [("corecognition", check_corecognition)]
+def check_cross_validation(build: Build) -> CheckResult:
+    """Families whose items people rejected (or tied on) in either round of cross-validation
+    (``annotation/decisions/corecognition.jsonl``), with the reasons they gave: the
+    family, not only the item, is what to look at (a confound in a prototype repeats in
+    every item drawn from it). A rejected item is an error in the shared decisions
+    check; here each flagged family is a warning."""
+    out = CheckResult()
+    family_of = {item.id: item.meta["family"] for item in build.items}
+    size = defaultdict(int)
+    for item in build.items:
+        size[item.meta["family"]] += 1
+    flagged, reasons, rounds = defaultdict(set), defaultdict(lambda: defaultdict(int)), defaultdict(set)
+    for d in build.decisions:
+        if d.get("unit") != "item" or not str(d.get("stage", "")).startswith("corecognition-cross-validation"):
+            continue
+        family = family_of.get(d["key"])
+        if family is None:
+            continue
+        rounds[family].add(d["stage"])
+        if d["decision"] in ("reject", "tie"):  # rejected by the majority, or by half the people
+            flagged[family].add(d["key"])
+            for reason in d.get("reasons") or ["no reason given"]:
+                reasons[family][reason] += 1
+    for family in sorted(flagged):
+        why = ", ".join(f"{r} {n}" for r, n in sorted(reasons[family].items()))
+        out.findings.append(Finding("warning", "flagged-families", family,
+                                    f"{len(flagged[family])} of {size[family]} items rejected or tied in "
+                                    f"cross-validation ({why}); look at the family's prototype before release"))
+    out.stats = {"families_reviewed": len(rounds), "families_flagged": len(flagged),
+                 "flagged": {f: {"items": len(k), "of": size[f], "reasons": dict(reasons[f])}
+                             for f, k in sorted(flagged.items())}}
+    return out
+
+
+CHECKS = [("corecognition", check_corecognition), ("cross-validation", check_cross_validation)]
