@@ -164,18 +164,20 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def human_accuracy(snapshot: dict, question: str) -> dict:
-    """Captions typed by people, scored against the build's answers with the model judge."""
-    from evaluate.carv import judge_caption
-
+def _pushed_items(snapshot: dict) -> list[dict]:
+    """The items of the build the project was pushed from (the ground truth)."""
     build = Path(snapshot["project"]["build"])
     if not (build / "items.jsonl").is_file():
         raise FileNotFoundError(f"the build {build} this project was pushed from is gone; "
                                 "the ground truth is needed to score people")
-    truth = {}
-    for line in (build / "items.jsonl").read_text().splitlines():
-        item = json.loads(line)
-        truth[item["id"]] = item["meta"]["states"]["answer"]
+    return [json.loads(line) for line in (build / "items.jsonl").read_text().splitlines()]
+
+
+def human_accuracy(snapshot: dict, question: str) -> dict:
+    """Captions typed by people, scored against the build's answers with the model judge."""
+    from evaluate.carv import judge_caption
+
+    truth = {item["id"]: item["meta"]["states"]["answer"] for item in _pushed_items(snapshot)}
     per_annotator: dict[str, list[bool]] = defaultdict(list)
     by_task: dict[str, list[bool]] = defaultdict(list)
     for task in snapshot["tasks"]:
@@ -197,14 +199,8 @@ def human_accuracy(snapshot: dict, question: str) -> dict:
 def letter_accuracy(snapshot: dict, question: str) -> dict:
     """Option letters people chose, scored against the build's answer letters: overall,
     per annotator, per task and per item family (where tasks carry one in ``state``)."""
-    build = Path(snapshot["project"]["build"])
-    if not (build / "items.jsonl").is_file():
-        raise FileNotFoundError(f"the build {build} this project was pushed from is gone; "
-                                "the ground truth is needed to score people")
-    truth = {}
-    for line in (build / "items.jsonl").read_text().splitlines():
-        item = json.loads(line)
-        truth[item["id"]] = (item["meta"]["answer_letter"], item["task"], item["meta"].get("family"))
+    truth = {item["id"]: (item["meta"]["answer_letter"], item["task"], item["meta"].get("family"))
+             for item in _pushed_items(snapshot)}
     per_annotator: dict[str, list[bool]] = defaultdict(list)
     by_task: dict[str, list[bool]] = defaultdict(list)
     by_family: dict[str, list[bool]] = defaultdict(list)
