@@ -6,11 +6,20 @@ Prints JSON: rows, stages, accuracy of gold replies, of wrong replies, and of th
 letter reply "A" on true/false items (which lmms-eval cannot read as Yes/No).
 """
 
+import importlib.util
 import json
 import sys
+from pathlib import Path
 
 import datasets
-from lmms_eval.tasks.corecognition import utils
+
+# lmms-eval's own corecognition/utils.py, loaded from its file: importing it through the
+# package would first import every lmms-eval task and model (half a minute) for nothing
+spec = importlib.util.find_spec("lmms_eval")
+path = Path(spec.submodule_search_locations[0]) / "tasks" / "corecognition" / "utils.py"
+loader = importlib.util.spec_from_file_location("corecognition_utils", path)
+utils = importlib.util.module_from_spec(loader)
+loader.loader.exec_module(utils)
 
 ds = datasets.load_dataset("parquet", data_files=sys.argv[1], split="train")
 gold, wrong, sizes, texts = [], [], set(), []
