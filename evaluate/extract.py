@@ -128,7 +128,9 @@ def _json_answer(text: str) -> str | None:
 
 
 # "Final Sequence" is CogEvolve's ordering marker; "**Answer**:" puts the bold before the colon.
-_FINAL = re.compile(r"(?:final answer|final sequence|answer|caption)\s*\**\s*(?:is|:)\s*[\"'*]*([^\n\"*]+)", re.I)
+# A star inside a value (3*sqrt(2), 2**x) is kept; stars around it (bold) are not.
+_FINAL = re.compile(r"(?:final answer|final sequence|answer|caption)\s*\**\s*(?:is|:)\s*[\"'*]*"
+                    r"((?:[^\n\"*]|(?<=[\w)])\*{1,2}(?=[\w(]))+)", re.I)
 _LETTER_ALONE = re.compile(r"^\s*\(?([A-Z])\)?[.:)]?\s*$")
 _LETTER_LEAD = re.compile(r"^\s*\(?([A-Z])[.:)]\s")
 

@@ -7,7 +7,9 @@ again."""
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 
+from cogforge.parallel import draw_all
 from qc.core import Build, CheckResult, Finding
 
 
@@ -194,11 +196,10 @@ def _released(scene, body: str) -> str:
     return toward if scene.applied * cos > scene.mu * (a * fz.G - scene.applied * sin) else "none"
 
 
-def _redraw(item) -> bytes:
+def _redraw(m: dict) -> bytes:
     from generators.symbols import _circuits as circ
     from generators.symbols import _forces as fz
 
-    m = item.meta
     if "scene" in m:
         labels = {int(k): v for k, v in m["labels"].items()} or None
         return fz.render(fz.Scene.from_dict(m["scene"]), [fz.Force.from_dict(f) for f in m["forces"]], labels,
@@ -211,7 +212,7 @@ def _redraw(item) -> bytes:
 
 def check(build: Build, items: list) -> CheckResult:
     out = CheckResult()
-    wrong = redrawn = 0
+    wrong = 0
     for item in items:
         try:
             problem = _circuit_problem(item) if "netlist" in item.meta else _force_problem(item)
@@ -220,7 +221,10 @@ def check(build: Build, items: list) -> CheckResult:
         if problem:
             wrong += 1
             out.findings.append(Finding("error", "physics", item.id, problem))
-        if _redraw(item) != (build.path / item.images[0]).read_bytes():
+    redrawn = 0
+    for item, picture in zip(items, draw_all([partial(_redraw, i.meta) for i in items], progress=False,
+                                             desc="redrawing")):
+        if picture != (build.path / item.images[0]).read_bytes():
             redrawn += 1
             out.findings.append(Finding("error", "physics-images", item.id,
                                         "drawing meta again does not give the item's image bytes"))
