@@ -8,7 +8,8 @@ from collections import Counter
 SHORTCUT_MARGIN = 0.03  # blind heuristics may beat chance by this much (QC fails at 0.05)
 
 
-def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, tasks: list[str]) -> list[dict]:
+def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, tasks: list[str],
+                     noise: dict[str, float] | None = None) -> list[dict]:
     """Adversarial filtering: drop questions that blind heuristics answer.
 
     ``pending`` holds one dict per multiple-choice question with ``task``, ``options``,
@@ -21,7 +22,14 @@ def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, 
     half of the questions it gets right (for an "avoid-" heuristic, that its cue gets
     wrong), until all are within SHORTCUT_MARGIN of chance; what is dropped is
     counted in the manifest by task and heuristic.
+
+    ``noise`` gives a task a margin of that many standard errors of chance's hit rate
+    (when wider than SHORTCUT_MARGIN): on a small task the best of twenty heuristics
+    beats chance by a few points through sampling alone, and dropping on that only
+    shrinks the task (QC, too, asks small tasks for significance).
     """
+    import math
+
     from qc.stats import choices_only_predictions, heuristic_accuracies
 
     for task in tasks:
@@ -36,7 +44,8 @@ def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, 
             hits = [p == a for p, a in zip(picks, answers)]
             scores["choices-only"] = (sum(hits) / len(mine), hits)
             name, (acc, hits) = max(scores.items(), key=lambda kv: (kv[1][0], kv[0]))
-            if acc <= chance + SHORTCUT_MARGIN:
+            margin = max(SHORTCUT_MARGIN, (noise or {}).get(task, 0) * math.sqrt(chance * (1 - chance) / len(mine)))
+            if acc <= chance + margin:
                 break
             solved = [id(q) for q, hit in zip(mine, hits) if hit]
             drop = set(rng.sample(solved, max(1, len(solved) // 4)))

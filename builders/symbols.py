@@ -164,8 +164,9 @@ def _filtered(drafts: list, wanted_of: dict[str, int], rng: random.Random, dropp
     def run(kept: list) -> list:
         pending = [{"task": tid, "options": d.options, "answer": d.answer, "question": _stem(d.question),
                     "draft": d} for tid, t, d in kept if d.options and t.filtered]
+        noise = {tid: t.filter_noise for tid, t, _d in kept if t.filter_noise}
         survivors = {id(p["draft"]) for p in filter_shortcuts(pending, rng, dropped,
-                                                               sorted({p["task"] for p in pending}))}
+                                                               sorted({p["task"] for p in pending}), noise)}
         return [(tid, t, d) for tid, t, d in kept if not (t.filtered and d.options) or id(d) in survivors]
 
     kept, seen = [], Counter()

@@ -11,6 +11,7 @@ import resource
 import shutil
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 
@@ -228,11 +229,54 @@ def bench_corecognition(work: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def bench_mathematics(work: Path) -> list[tuple[str, str]]:
+    """The mathematics domain's build (generated, so every build is warm), its QC
+    (every answer re-derived, every picture redrawn), and what one item of each task
+    takes to make, check and draw."""
+    import random
+    from types import SimpleNamespace
+
+    from builders import symbols
+    from cogforge.positions import Positions
+    from generators.symbols import mathematics
+    from qc.core import load_build
+    from qc.symbols import mathematics as qc_math
+
+    started = time.perf_counter()
+    manifest = symbols.build(work / "mathematics", progress=False, domains=["mathematics"])
+    wall = time.perf_counter() - started
+    build = load_build(work / "mathematics")
+    started = time.perf_counter()
+    qc_math.check(build, build.items)
+    qc_wall = time.perf_counter() - started
+    rows = [("symbols mathematics build: wall seconds (target < 20 s)", f"{wall:.2f}"),
+            ("symbols mathematics build: items", str(manifest["counts"]["items"])),
+            ("symbols mathematics QC (re-derive and redraw): wall seconds", f"{qc_wall:.2f}")]
+    for name, task in mathematics.TASKS.items():
+        ctx = SimpleNamespace(positions=Positions(), dropped=Counter())
+        module = mathematics.GENERATOR_OF[name]
+        started = time.perf_counter()
+        drafts = task.make(ctx, 12, random.Random(1))
+        made = time.perf_counter() - started
+        started = time.perf_counter()
+        for d in drafts:
+            module.check(name, d.question, d.options, d.answer, d.meta)
+        checked = time.perf_counter() - started
+        started = time.perf_counter()
+        for d in drafts:
+            module.pictures(name, d.meta)
+        drawn = time.perf_counter() - started
+        n = max(len(drafts), 1)
+        rows.append((f"mathematics {name} ({task.paper}): ms per item made / checked / drawn",
+                     f"{made / n * 1000:.1f} / {checked / n * 1000:.1f} / {drawn / n * 1000:.1f}"))
+    return rows
+
+
 def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="cogforge-bench-"))
     try:
         rows = bench_carv(work) + bench_constructure(work) + bench_cogevolve(work) + bench_symbols(work)
-        rows += bench_physics(work)
+        rows += bench_physics(work) + bench_mathematics(work)
         rows += bench_corecognition(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -10,6 +10,7 @@ injected error).
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -68,7 +69,7 @@ def symbols_sheet(build: Path, out: Path, per_task: int = 5, domain: str = "chem
         if item["meta"].get("domain") == domain and item["images"]:
             by_task.setdefault(item["task"], []).append(item)
     caption_h, label_w = 56, 200
-    rows = sorted(by_task)
+    rows = sorted(by_task, key=lambda t: (int(re.sub(r"\D", "", by_task[t][0]["meta"]["paper_task"]) or 0), t))
     sheet = Image.new("RGB", (label_w + per_task * 2 * TILE, len(rows) * (TILE + caption_h)), "white")
     draw, small, big = ImageDraw.Draw(sheet), _font(12), _font(16)
     for r, task in enumerate(rows):
@@ -88,6 +89,8 @@ def symbols_sheet(build: Path, out: Path, per_task: int = 5, domain: str = "chem
             sheet.paste(tile, (x + 5, y + 5 + (TILE - 10 - tile.height) // 2))
             text = f"answer: {item['answer']}" + (f" ({item['meta']['error_type']})" if "error_type" in item["meta"]
                                                   else "")
+            if "question_kind" in item["meta"] and domain == "mathematics":  # one task asks several things
+                text = f"{item['meta']['question_kind']}: {text}"
             draw.multiline_text((x + 5, y + TILE), "\n".join(textwrap.wrap(text, 30 if not wide else 62)[:3]),
                                 fill="black", font=small)
             x += w + 10

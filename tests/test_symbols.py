@@ -243,7 +243,7 @@ def test_qc_passes_clean_on_the_full_build(symbols_release):
     errors = [f for f in report["findings"] if f["severity"] == "error"]
     warnings = [f for f in report["findings"] if f["severity"] == "warning"]
     assert report["summary"]["passed"] and not errors and not warnings, (errors + warnings)[:5]
-    for domain in ("chemistry", "physics"):
+    for domain in ("chemistry", "physics", "mathematics"):
         stats = report["stats"]["symbols"][domain]
         assert stats["answers_not_rederived"] == 0 and stats["images_not_reproduced"] == 0, domain
 
@@ -276,19 +276,25 @@ def test_qc_catches_a_wrong_answer_a_wrong_label_and_a_leaky_png(symbols_build, 
 # --------------------------------------------------------------------------- small builds, CLI, config
 
 
-def small_config(tmp_path: Path, chemistry: dict, physics: dict | None = None) -> Path:
-    """A config with small counts for every domain (a domain left out builds its defaults)."""
+def small_config(tmp_path: Path, chemistry: dict, physics: dict | None = None,
+                 mathematics: dict | None = None) -> Path:
+    """A config with small counts for every domain."""
     def cells(counts: dict) -> str:
         return ", ".join(f"{k} = {v}" for k, v in counts.items())
 
     path = tmp_path / "symbols.toml"
     path.write_text(f"seed = 0\n[domains.chemistry]\ncounts = {{ {cells(chemistry)} }}\n"
-                    f"[domains.physics]\ncounts = {{ {cells(physics if physics is not None else SMALL_PHYSICS)} }}\n")
+                    f"[domains.physics]\ncounts = {{ {cells(physics if physics is not None else SMALL_PHYSICS)} }}\n"
+                    f"[domains.mathematics]\ncounts = {{ {cells(SMALL_MATH if mathematics is None else mathematics)} }}\n")
     return path
 
 
 SMALL = {"elements": 30, "bonds": 20, "reaction-type": 14, "balancing": 20, "structure-error": 10,
          "equation-error": 10, "condition": 10, "product": 10, "yield": 10}
+SMALL_MATH = {name: 4 for name in ("keypoints", "function-type", "shape", "elements", "notation", "monotonicity",
+                                   "global-properties", "domain-value", "geometry-quantity", "geometry-relation",
+                                   "solid-structure", "combined", "plot-consistency", "vertical-line",
+                                   "definition-check", "projection", "analysis")}
 SMALL_PHYSICS = {"force-symbols": 9, "force-motion": 9, "force-error": 4, "circuit-components": 6,
                  "circuit-operation": 8, "circuit-error": 5}
 

@@ -39,6 +39,48 @@ def test_numbers_compare_within_the_stated_tolerance():
     assert not judge.is_correct("1.5 or 2", row)
 
 
+@pytest.mark.parametrize("answer, truth, fmt, ok", [
+    ("3*sqrt(2)", "3*sqrt(2)", "exact", True),
+    ("3√2", "3*sqrt(2)", "exact", True),
+    ("sqrt(18)", "3*sqrt(2)", "exact", True),         # another form, the same number
+    ("4.24", "3*sqrt(2)", "exact", False),            # a rounding is not the exact value
+    ("2.5", "5/2", "exact", True),                    # a decimal is the exact decimal it writes
+    ("\\frac{5}{2}", "5/2", "exact", True),
+    ("25π/4", "25*pi/4", "exact", True),
+    ("35°", "35", "exact", True),
+    ("-3", "3", "exact", False),
+    ("2^3*3^2", "72", "exact", True),
+    ("(-∞, 1) ∪ (2, ∞)", "(-oo, 1) U (2, oo)", "interval", True),
+    ("(-oo, 1] U (2, oo)", "(-oo, 1) U (2, oo)", "interval", False),  # one endpoint closed
+    ("R", "(-oo, oo)", "interval", True),
+    ("[-2, 3)", "[-2, 3)", "interval", True),
+    ("x > 0", "(0, oo)", "interval", False),
+    ("{2, -1}", "{-1, 2}", "set", True),
+    ("x = -1 or x = 2", "{-1, 2}", "set", True),
+    ("{-1}", "{-1, 2}", "set", False),
+    ("{}", "{}", "set", True),
+    ("{sqrt(4), -1}", "{-1, 2}", "set", True),
+])
+def test_exact_values_intervals_and_sets_compare_by_sympy(answer, truth, fmt, ok):
+    row = {"task": "mathematics-x", "answer": truth, "meta": {"answer_format": fmt}}
+    assert judge.is_correct(answer, row) is ok
+
+
+@pytest.mark.parametrize("hostile", ["9^9^9", "2^(10^6)", "(2)^(3)^(2)", "__import__('os').system('true')",
+                                     "x.__class__", "lambda: 1", "1/0", "[1]*10**9", "9" * 200])
+def test_hostile_replies_are_refused_without_running_them(hostile):
+    """A reply is parsed only after its tokens are checked: no code, no tower of powers."""
+    assert judge.exact_value(hostile) is None
+    assert not judge.is_correct(hostile, {"answer": "1", "meta": {"answer_format": "exact"}})
+
+
+def test_a_final_answer_keeps_the_stars_inside_its_value():
+    from evaluate.extract import extract
+
+    assert extract("So the length is 3*sqrt(2).\n**Answer**: 3*sqrt(2)**", None) == ("3*sqrt(2)", "final")
+    assert extract("The answer is **B**", None) == ("B", "final")  # bold around a value is still dropped
+
+
 def test_corrected_smiles_compare_by_canonical_form():
     row = {"task": "chemistry-structure-error", "meta": {"reference_smiles": "CC(C)Cc1ccc([C@@H](C)C(=O)O)cc1"}}
     same = "Answer: C\nCorrected SMILES: OC(=O)[C@H](C)c1ccc(CC(C)C)cc1"

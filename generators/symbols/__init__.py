@@ -24,7 +24,11 @@ import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Annotated, Callable, ClassVar
+
+from pydantic import Field, model_validator
+
+from cogforge.config import Schema
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -34,6 +38,22 @@ def resolve(path: str) -> Path:
     relative to the project root (configs name files from there)."""
     p = Path(path)
     return p if p.is_absolute() or p.exists() else ROOT / p
+
+
+class DomainConfig(Schema):
+    """A domain's ``[domains.<name>]`` table: items per task, checked against the
+    domain's tasks (a subclass names them in ``DEFAULT_COUNTS``) and its own keys."""
+
+    DOMAIN: ClassVar[str] = ""
+    DEFAULT_COUNTS: ClassVar[dict[str, int]] = {}
+    counts: dict[str, Annotated[int, Field(ge=0)]] = {}
+
+    @model_validator(mode="after")
+    def _known_tasks(self):
+        unknown = sorted(set(self.counts) - set(self.DEFAULT_COUNTS))
+        if unknown:
+            raise ValueError(f"unknown {self.DOMAIN} tasks {unknown}; known: {', '.join(self.DEFAULT_COUNTS)}")
+        return self
 
 
 LEVELS = {1: "L1 perception and recognition", 2: "L2 combination and reasoning",
@@ -50,6 +70,9 @@ class Task:
     # numbers around the answer; not imported questions, whose options are the source's)
     filtered: bool = False
     overmake: float = 1.35  # a filtered task is made this much larger, then cut to its count
+    # the filter's margin in standard errors of chance's hit rate (0: the fixed margin only;
+    # see builders._filtering.filter_shortcuts)
+    filter_noise: float = 0.0
 
 
 @dataclass

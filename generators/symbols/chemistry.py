@@ -25,13 +25,10 @@ import random
 from collections import Counter, defaultdict
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Annotated
 
-from pydantic import Field, model_validator
 from rdkit import Chem
 
-from cogforge.config import Schema
-from generators.symbols import Draft, Task, count_options, mcq_prompt, resolve
+from generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve
 from generators.symbols import _chembench, _equations, _molecules
 
 DOMAIN = "chemistry"
@@ -89,20 +86,14 @@ STRUCTURE_REPLY = ("\nReply with the line 'Answer: <letter>' and then the intend
                    "'Corrected SMILES: <SMILES>'.")
 
 
-class Config(Schema):
+class Config(DomainConfig):
     """``[domains.chemistry]`` in ``builders/symbols.toml``."""
 
+    DOMAIN = "chemistry"
+    DEFAULT_COUNTS = DEFAULT_COUNTS
     molecules: str = "generators/data/symbols_molecules.tsv"
     reactions: str = "generators/data/symbols_reactions.txt"
     chembench: list[str] = []
-    counts: dict[str, Annotated[int, Field(ge=0)]] = {}
-
-    @model_validator(mode="after")
-    def _known_tasks(self):
-        unknown = sorted(set(self.counts) - set(DEFAULT_COUNTS))
-        if unknown:
-            raise ValueError(f"unknown chemistry tasks {unknown}; known: {', '.join(DEFAULT_COUNTS)}")
-        return self
 
 
 INPUTS = ("chembench",)  # --input chembench=FILE

@@ -25,12 +25,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from functools import partial
 from types import SimpleNamespace
-from typing import Annotated
 
-from pydantic import Field, model_validator
-
-from cogforge.config import Schema
-from generators.symbols import Draft, Task, count_options, mcq_prompt, resolve
+from generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve
 from generators.symbols import _circuits as circ
 from generators.symbols import _forces as forces
 
@@ -94,18 +90,12 @@ NET_TARGETS = ("right", "left", "up", "down", "down the slope", "none")
 RELEASED_KINDS = ("pulled", "incline", "table", "atwood")
 
 
-class Config(Schema):
+class Config(DomainConfig):
     """``[domains.physics]`` in ``builders/symbols.toml``."""
 
-    counts: dict[str, Annotated[int, Field(ge=0)]] = {}
+    DOMAIN = "physics"
+    DEFAULT_COUNTS = DEFAULT_COUNTS
     scenes: list[str] = []  # scene files (:func:`generators.symbols._forces.load_scenes`)
-
-    @model_validator(mode="after")
-    def _known_tasks(self):
-        unknown = sorted(set(self.counts) - set(DEFAULT_COUNTS))
-        if unknown:
-            raise ValueError(f"unknown physics tasks {unknown}; known: {', '.join(DEFAULT_COUNTS)}")
-        return self
 
 
 INPUTS = ("scenes",)  # --input scenes=FILE

@@ -3,7 +3,8 @@
 A domain adds ``qc/symbols/<domain>.py`` with ``check(build, items) -> CheckResult``;
 it recomputes every answer of its items from ``meta`` (and what the model is shown),
 never re-reading the stored answer. Shared here: no image carries text chunks, and
-the error types of every error task are spread evenly.
+the error types of every error task are spread evenly (and where a task has
+consistent items, ``error_type`` "none", they are half of it).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from qc.core import Build, CheckResult, Finding
 # Tasks, domains and levels are sized by the paper and the data, not evenly.
 UNBALANCED_BY_DESIGN = frozenset({"task", "domain", "level"})
 ERROR_SPREAD = 1  # error types of one task may differ by this many items
+# the error type of an item with no injected error, where a task balances them (mathematics L3)
+CONSISTENT = "none"
 # Pictures that differ only in their small print (a force diagram's givens, a circuit's
 # values) have near-identical thumbnails yet are different items: reported, not judged
 # (identical items and images are still errors).
@@ -25,7 +28,9 @@ NEAR_DUPLICATE_SEVERITY = "info"
 
 def strata(item) -> dict[str, str]:
     out = {"domain": item.meta["domain"], "level": f"L{item.meta['level']}"}
-    if "error_type" in item.meta:
+    if item.meta.get("error_type") == CONSISTENT:  # half of a task by design, not one type among many
+        out[f"{item.task} consistent"] = "yes"
+    elif "error_type" in item.meta:
         out[f"{item.task} error type"] = item.meta["error_type"]
     if "reaction_type" in item.meta:
         out["reaction type"] = item.meta["reaction_type"]
@@ -70,9 +75,13 @@ def check_symbols(build: Build) -> CheckResult:
             by_task[item.task][item.meta["error_type"]] += 1
     for task, counts in sorted(by_task.items()):
         spread[task] = dict(sorted(counts.items()))
-        if max(counts.values()) - min(counts.values()) > ERROR_SPREAD:
+        errors = {k: v for k, v in counts.items() if k != CONSISTENT}
+        if errors and max(errors.values()) - min(errors.values()) > ERROR_SPREAD:
             out.findings.append(Finding("error", "symbols-errors", task,
                                         f"error types unevenly spread: {dict(counts)}"))
+        if CONSISTENT in counts and abs(counts[CONSISTENT] - sum(errors.values())) > ERROR_SPREAD:
+            out.findings.append(Finding("error", "symbols-errors", task,
+                                        f"consistent items are not half the task: {dict(counts)}"))
     out.stats["error_types"] = spread
     return out
 
