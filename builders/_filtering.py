@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 SHORTCUT_MARGIN = 0.03  # blind heuristics may beat chance by this much (QC fails at 0.05)
+SMALL_TASK = 100  # below this many questions a task may ask for a margin by its noise (qc.checks.SHORTCUT_MIN_ITEMS)
 
 
 def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, tasks: list[str],
@@ -23,10 +24,11 @@ def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, 
     wrong), until all are within SHORTCUT_MARGIN of chance; what is dropped is
     counted in the manifest by task and heuristic.
 
-    ``noise`` gives a task a margin of that many standard errors of chance's hit rate
-    (when wider than SHORTCUT_MARGIN): on a small task the best of twenty heuristics
-    beats chance by a few points through sampling alone, and dropping on that only
-    shrinks the task (QC, too, asks small tasks for significance).
+    ``noise`` gives a task of fewer than SMALL_TASK questions a margin of that many
+    standard errors of chance's hit rate (when wider than SHORTCUT_MARGIN): on a small
+    task the best of twenty heuristics beats chance by several points through sampling
+    alone, and dropping on that only empties the task (QC, too, asks small tasks for
+    significance; from QC's SHORTCUT_MIN_ITEMS on, the fixed margin holds).
     """
     import math
 
@@ -44,7 +46,8 @@ def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, 
             hits = [p == a for p, a in zip(picks, answers)]
             scores["choices-only"] = (sum(hits) / len(mine), hits)
             name, (acc, hits) = max(scores.items(), key=lambda kv: (kv[1][0], kv[0]))
-            margin = max(SHORTCUT_MARGIN, (noise or {}).get(task, 0) * math.sqrt(chance * (1 - chance) / len(mine)))
+            margin = SHORTCUT_MARGIN if len(mine) >= SMALL_TASK else \
+                max(SHORTCUT_MARGIN, (noise or {}).get(task, 0) * math.sqrt(chance * (1 - chance) / len(mine)))
             if acc <= chance + margin:
                 break
             solved = [id(q) for q, hit in zip(mine, hits) if hit]

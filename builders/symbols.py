@@ -118,7 +118,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             sources[name] = getattr(ctx, "sources", {})
             timings[f"{name}_s"] = time.perf_counter() - t0
 
-        drafts = _filtered(drafts, wanted_of, random.Random(f"symbols:{seed}:filter"), dropped)
+        drafts = _filtered(drafts, wanted_of, seed, dropped)
         drawn = _draw_all([d for _tid, _task, d in drafts], progress)
         items, counters, shown = [], Counter(), set()
         for (tid, task, d), pictures in zip(drafts, drawn):
@@ -157,26 +157,29 @@ def _draw_all(drafts: list, progress: bool) -> list[list[bytes]]:
     return [[next(made) if callable(png) else png for png in d.images] for d in drafts]
 
 
-def _filtered(drafts: list, wanted_of: dict[str, int], rng: random.Random, dropped: Counter) -> list:
+def _filtered(drafts: list, wanted_of: dict[str, int], seed: int, dropped: Counter) -> list:
     """Adversarial filtering of the tasks that ask for it: blind heuristics, then the
     task cut to its count (the extra items made for the filter), then the filter again
-    on what is left, as the cut moves the rates a little."""
-    def run(kept: list) -> list:
-        pending = [{"task": tid, "options": d.options, "answer": d.answer, "question": _stem(d.question),
-                    "draft": d} for tid, t, d in kept if d.options and t.filtered]
-        noise = {tid: t.filter_noise for tid, t, _d in kept if t.filter_noise}
-        survivors = {id(p["draft"]) for p in filter_shortcuts(pending, rng, dropped,
-                                                               sorted({p["task"] for p in pending}), noise)}
+    on what is left, as the cut moves the rates a little. Each task and pass has its
+    own random stream, so one domain's tasks never move another's."""
+    def run(kept: list, rounds: str) -> list:
+        survivors = set()
+        for tid in sorted({tid for tid, t, d in kept if d.options and t.filtered}):
+            pending = [{"task": tid, "options": d.options, "answer": d.answer, "question": _stem(d.question),
+                        "draft": d} for task_id, t, d in kept if task_id == tid and d.options and t.filtered]
+            noise = {tid: next(t.filter_noise for task_id, t, _d in kept if task_id == tid)}
+            rng = random.Random(f"symbols:{seed}:filter:{rounds}:{tid}")
+            survivors |= {id(p["draft"]) for p in filter_shortcuts(pending, rng, dropped, [tid], noise)}
         return [(tid, t, d) for tid, t, d in kept if not (t.filtered and d.options) or id(d) in survivors]
 
     kept, seen = [], Counter()
-    for tid, task, d in run(drafts):
+    for tid, task, d in run(drafts, "first"):
         if task.filtered and seen[tid] == wanted_of[tid]:
             dropped[f"{tid} (made extra for the filter)"] += 1
             continue
         seen[tid] += 1
         kept.append((tid, task, d))
-    return run(kept)
+    return run(kept, "second")
 
 
 def stats_markdown(items: list[Item]) -> str:

@@ -77,7 +77,8 @@ def test_free_answers_are_read_in_other_spellings_and_wrong_ones_are_not(items):
         for spelling in _respellings(i["answer"], fmt):
             assert judge.is_correct(spelling, i), (i["id"], i["answer"], spelling)
         assert not judge.is_correct("I cannot tell.", i)
-        wrong = {"exact": f"({i['answer']}) + 1", "set": "{100}", "interval": "[100, 101]"}[fmt]
+        exact_wrong = f"-({i['answer']})" if "oo" in i["answer"] else f"({i['answer']}) + 1"  # oo + 1 is oo
+        wrong = {"exact": exact_wrong, "set": "{100}", "interval": "[100, 101]"}[fmt]
         assert not judge.is_correct(wrong, i), i["id"]
 
 

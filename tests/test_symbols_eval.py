@@ -119,7 +119,7 @@ def test_scoring_the_release_gives_the_papers_tables(symbols_release, tmp_path):
     good, mixed = results["right"], results["half"]
     assert good["overall"]["accuracy"] == 1.0 and good["answer_extraction"]["failed"] == 0
     tables = good["tables"]
-    assert set(tables["by_domain_level"]) == {f"{d} {lv}" for d in ("chemistry", "physics")
+    assert set(tables["by_domain_level"]) == {f"{d} {lv}" for d in ("chemistry", "mathematics", "physics")
                                               for lv in ("L1", "L2", "L3", "all")}
     assert all(v["accuracy"] == 1.0 for v in tables["by_task"].values())
     assert tables["by_task"]["chemistry-structure-error"]["paper"] == "Chem T5"

@@ -63,8 +63,12 @@ def _math_text(text: str) -> str:
     t = text.strip().rstrip(".")
     for old, new in _MATH_SPELLINGS:
         t = t.replace(old, new)
-    t = re.sub(r"\\d?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", t)
-    t = re.sub(r"\\sqrt\{([^{}]*)\}", r"sqrt(\1)", t)
+    while True:  # innermost first: \frac{19 \sqrt{3}}{3}
+        before = t
+        t = re.sub(r"\\sqrt\{([^{}]*)\}", r"sqrt(\1)", t)
+        t = re.sub(r"\\d?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", t)
+        if t == before:
+            break
     t = re.sub(r"\u221a\s*(\d+(?:\.\d+)?|\([^()]*\))", lambda m: "sqrt(" + m.group(1).strip("()") + ")", t)
     t = re.sub(r"(?i)\b(?:degrees?|deg|units?|square units|cm|m)\b\.?", "", t)
     t = re.sub(r"(?i)\binf(?:inity)?\b", "oo", t)

@@ -70,9 +70,9 @@ class Task:
     # numbers around the answer; not imported questions, whose options are the source's)
     filtered: bool = False
     overmake: float = 1.35  # a filtered task is made this much larger, then cut to its count
-    # the filter's margin in standard errors of chance's hit rate (0: the fixed margin only;
-    # see builders._filtering.filter_shortcuts)
-    filter_noise: float = 0.0
+    # under 100 questions, the filter's margin in standard errors of chance's hit rate
+    # (builders._filtering.filter_shortcuts): a small task is not emptied by sampling noise
+    filter_noise: float = 1.5
 
 
 @dataclass

@@ -38,21 +38,18 @@ SOURCES = (_functions, _geometry, _solids, _general)
 GENERATOR_OF: dict[str, ModuleType] = dict(sorted(
     ((name, module) for module in SOURCES for name in module.TASKS),
     key=lambda kv: int(kv[1].TASKS[kv[0]].paper.split("T")[-1])))
-# Tasks of some 30 items: the filter drops on a blind heuristic only past 1.5 standard
-# errors of chance (builders._filtering.filter_shortcuts), else noise empties them.
-FILTER_NOISE = 1.5
 # A free answer may recur in a task at most this share of its items (at least twice):
 # a model answering "3" to everything must not score (QC's majority-answer baseline).
-ANSWER_SHARE = 0.08
+ANSWER_SHARE = 0.05
 
 
 def spread_answers(make: Callable) -> Callable:
-    """``make`` with its free answers spread: twice the drafts are made, and each
+    """``make`` with its free answers spread: three times the drafts are made, and each
     question kind (and error type) keeps the share it has among the first ``count``,
     filled in order from drafts whose answer is not yet used too often."""
     @wraps(make)
     def spread(ctx, count: int, rng) -> list:
-        drafts = make(ctx, 2 * count, rng)
+        drafts = make(ctx, 3 * count, rng)
         def slot(d) -> tuple:
             return d.meta.get("question_kind"), d.meta.get("error_type"), d.options is None
         quota = Counter(slot(d) for d in drafts[:count])
@@ -68,9 +65,8 @@ def spread_answers(make: Callable) -> Callable:
     return spread
 
 
-TASKS = {name: replace(module.TASKS[name], filter_noise=FILTER_NOISE,
-                       make=module.TASKS[name].make if module.TASKS[name].mcq else
-                       spread_answers(module.TASKS[name].make))
+TASKS = {name: module.TASKS[name] if module.TASKS[name].mcq else
+         replace(module.TASKS[name], make=spread_answers(module.TASKS[name].make))
          for name, module in GENERATOR_OF.items()}
 DEFAULT_COUNTS = {name: 30 for name in TASKS} | {"geometry-quantity": 60, "combined": 40}
 
