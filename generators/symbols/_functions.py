@@ -24,7 +24,7 @@ window with a margin and the family is visible: an exponential shows its flatten
 onto the dashed asymptote, a logarithm its vertical asymptote and its slow growth, a
 rational function both branches, a sine at least two periods, a cubic turning points
 curved enough to place on the grid; a zero count has no zero within 0.25 of the
-window's edge and no tangency; no dot sits at the origin (the axes' "O" reads as one).
+window's edge and no tangency; no dot sits at the origin (where the axes cross over it).
 
 Options. Answers are never told by the options alone. For points and zero sets the four
 options are built first, a seed and three perturbations of it (a zero missing or added
@@ -300,7 +300,7 @@ def _piece(expr: str, lo, hi) -> dict:
 
 
 def _off_origin(x, y) -> bool:
-    """A dot away from the origin, where the axes' "O" label would read as an open dot."""
+    """A dot away from the origin, where the crossing axes would cover an open dot."""
     return abs(F(x)) > F(1, 2) or abs(F(y)) > F(1, 2)
 
 
