@@ -107,9 +107,10 @@ release: $(STAMP)
 	@test -n "$(VERSION)" || { echo "usage: make release BENCH=carv VERSION=X.Y.Z"; exit 2; }
 	$(VENV)/bin/cogforge release build/$(BENCH) --version $(VERSION)
 
-# Starts Label Studio on http://127.0.0.1:8080 (PORT=...) and prints how to log in.
+# Starts Label Studio on http://127.0.0.1:8080 (PORT=..., HOST=0.0.0.0 to open it to a
+# network on purpose) and prints how to log in.
 annotate: $(STAMP) $(LS_STAMP)
-	$(VENV)/bin/cogforge annotate serve --port $(or $(PORT),8080)
+	$(VENV)/bin/cogforge annotate serve --port $(or $(PORT),8080) --host $(or $(HOST),127.0.0.1)
 
 test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP)
 	$(PY) -m pytest

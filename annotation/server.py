@@ -1,5 +1,11 @@
 """Running a real Label Studio server on loopback, with an admin account and API token.
 
+The server binds 127.0.0.1 unless asked for another address (``--host``): Label
+Studio's own default is every interface (0.0.0.0), which would put the login page, the
+API and every image of a build on the network. cogforge checks the port is free first
+(Label Studio would otherwise move to the next free port on its own) and reads the
+address the process really listens on back from the operating system.
+
 The server lives in its own virtual environment (``.venv-ls``), because it pins its
 own SDK version. Its data goes to ``annotation/.label-studio/`` (SQLite by default;
 set ``DJANGO_DB=default`` and ``POSTGRE_NAME``, ``POSTGRE_USER``, ``POSTGRE_PASSWORD``,
@@ -29,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CREDENTIALS = ROOT / "annotation" / ".credentials.env"
 DATA_DIR = ROOT / "annotation" / ".label-studio"
 DEFAULT_PORT = 8080
+DEFAULT_HOST = "127.0.0.1"
 
 
 class ServerError(RuntimeError):
@@ -82,6 +89,43 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Fail unless ``host:port`` can be bound now (Label Studio would silently take the next port)."""
+    with socket.socket(_family(host)) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError as err:
+            raise ServerError(f"cannot listen on {host}:{port} ({err.strerror}): stop what uses the port "
+                              f"or choose another (--port, or PORT=... with make annotate)") from None
+
+
+def client_url(host: str, port: int) -> str:
+    """The URL this machine's tools use: loopback when the server listens on every interface."""
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def listening(pid: int) -> list[tuple[str, int]]:
+    """The (address, port) pairs process ``pid`` listens on, as the operating system reports them."""
+    import psutil
+
+    return sorted({(c.laddr.ip, c.laddr.port) for c in psutil.Process(pid).net_connections(kind="inet")
+                   if c.status == psutil.CONN_LISTEN})
+
+
+def is_loopback(address: str) -> bool:
+    import ipaddress
+
+    return ipaddress.ip_address(address).is_loopback
+
+
 def server_env(creds: Credentials, data_dir: Path, document_root: Path) -> dict[str, str]:
     env = {**os.environ,
            "LABEL_STUDIO_BASE_DATA_DIR": str(data_dir),
@@ -106,6 +150,7 @@ class Server:
     url: str
     creds: Credentials
     log: Path
+    bound: list[tuple[str, int]]  # what the process listens on, read back from the OS
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -135,33 +180,49 @@ def wait_healthy(url: str, timeout: float, process: subprocess.Popen | None = No
 
 def start(port: int | None = None, data_dir: Path = DATA_DIR, document_root: Path = ROOT,
           creds: Credentials | None = None, env: dict[str, str] | None = None,
-          timeout: float = 240) -> Server:
-    """Start Label Studio on 127.0.0.1 and wait until ``/health`` answers."""
+          timeout: float = 240, host: str = DEFAULT_HOST) -> Server:
+    """Start Label Studio listening on ``host`` (loopback by default) and wait until ``/health`` answers.
+
+    Args:
+        port: the port; it must be free (checked before starting).
+        host: the address to bind: ``127.0.0.1``, or e.g. ``0.0.0.0`` to open it to a network.
+    """
     creds = creds or credentials()
     port = port or DEFAULT_PORT
+    check_port_free(host, port)
     data_dir.mkdir(parents=True, exist_ok=True)
     log = data_dir / "server.log"
     full_env = server_env(creds, data_dir, document_root)
     full_env.update(env or {})
     handle = open(log, "ab")
     process = subprocess.Popen(
-        [str(label_studio_bin()), "start", "--host", "127.0.0.1", "--port", str(port),
+        [str(label_studio_bin()), "start", "--internal-host", host, "--port", str(port),
          "--no-browser", "--data-dir", str(data_dir)],
         stdout=handle, stderr=subprocess.STDOUT, env=full_env, cwd=data_dir)
-    url = f"http://127.0.0.1:{port}"
+    url = client_url(host, port)
     try:
         wait_healthy(url, timeout, process)
     except ServerError as err:
         process.kill()
         tail = log.read_text(errors="replace")[-2000:]
         raise ServerError(f"{err}\n--- last lines of {log} ---\n{tail}") from None
-    return Server(process, url, creds, log)
+    return Server(process, url, creds, log, listening(process.pid))
 
 
-def serve(port: int = DEFAULT_PORT) -> int:
+def describe(server: Server) -> str:
+    """Where the server listens, in words, with a warning when that is more than this machine."""
+    where = ", ".join(f"[{a}]:{p}" if ":" in a else f"{a}:{p}" for a, p in server.bound) or "nothing"
+    lines = [f"Label Studio is up at {server.url} (listening on {where})"]
+    if any(not is_loopback(address) for address, _ in server.bound):
+        lines.append("  OPEN TO THE NETWORK: anyone who can reach this machine can open the login page and, "
+                     "with the token, the API and every pushed image; use it on a trusted network only")
+    return "\n".join(lines)
+
+
+def serve(port: int = DEFAULT_PORT, host: str = DEFAULT_HOST) -> int:
     """``make annotate``: run the server in the foreground and say how to log in."""
-    server = start(port)
-    print(f"Label Studio is up at {server.url}\n"
+    server = start(port, host=host)
+    print(f"{describe(server)}\n"
           f"  log in as {server.creds.username} with the password in {CREDENTIALS}\n"
           f"  (or LABEL_STUDIO_PASSWORD); API token: LABEL_STUDIO_API_KEY in the same file\n"
           f"  data: {DATA_DIR} ({os.environ.get('DJANGO_DB', 'sqlite')})\n"
@@ -175,4 +236,5 @@ def serve(port: int = DEFAULT_PORT) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(serve(int(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_PORT))
+    sys.exit(serve(int(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_PORT,
+                   sys.argv[2] if len(sys.argv) > 2 else DEFAULT_HOST))
