@@ -15,13 +15,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cogforge.errors import UserError, read_text
+
 DECISIONS_DIR = Path("annotation") / "decisions"
 _FIELDS = {"unit", "key", "decision"}
 # image: by content hash; item: by item id; edge: a sense-graph edge "word|source>target"
 UNITS = ("image", "item", "edge")
 
 
-class DecisionError(ValueError):
+class DecisionError(UserError):
     """A decisions file that cannot be read."""
 
 
@@ -35,13 +37,19 @@ def load_decisions(path: Path | str) -> list[dict]:
     if not path.is_file():
         return []
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = read_text(path, "decisions file").splitlines()
+    except UserError as err:
+        raise DecisionError(str(err)) from None
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as err:
             raise DecisionError(f"{path}:{number}: not valid JSON ({err.msg})") from None
+        except (RecursionError, ValueError):  # nested without end, or a number of 4300+ digits
+            raise DecisionError(f"{path}:{number}: not a decision (one JSON object per line)") from None
         if not isinstance(row, dict) or not _FIELDS <= set(row):
             raise DecisionError(f"{path}:{number}: a decision needs {sorted(_FIELDS)}")
         if row["decision"] not in ("accept", "reject", "tie") or row["unit"] not in UNITS:

@@ -20,12 +20,13 @@ from pathlib import Path
 from annotation.decisions import decisions_path, load_decisions
 from annotation.server import CREDENTIALS, DEFAULT_PORT, ROOT, _read_env_file
 from annotation.stages import Stage, get_stage
+from cogforge.errors import UserError, read_json
 
 SNAPSHOTS = ROOT / "annotation" / "snapshots"
 _BATCH = 500
 
 
-class AnnotationError(RuntimeError):
+class AnnotationError(UserError, RuntimeError):
     """Label Studio is unreachable, refused a request, or returned something unusable."""
 
 
@@ -99,7 +100,11 @@ def push(build: Path | str, stage_name: str, annotators: int = 1, conn: Connecti
     """Create or update the stage's project for a build; import only what is new."""
     build = Path(build)
     stage = get_stage(stage_name)
-    benchmark = json.loads((build / "manifest.json").read_text())["benchmark"]
+    manifest = read_json(build / "manifest.json", "build manifest")
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("benchmark"), str):
+        raise AnnotationError(f"{build / 'manifest.json'}: not a build's manifest (no benchmark); "
+                              "push a folder that `cogforge build` wrote")
+    benchmark = manifest["benchmark"]
     if stage.benchmark not in (None, benchmark):
         raise AnnotationError(f"stage {stage.name} is for {stage.benchmark}, the build is {benchmark}")
     if annotators < 1:
@@ -269,12 +274,32 @@ def pull(project_id: int, conn: Connection | None = None, snapshots: Path = SNAP
             "decisions": Counter(d["decision"] for d in decisions), "decisions_file": decisions_file}
 
 
+def _checked_snapshot(snapshot, path: Path) -> dict:
+    """A snapshot file's content, if it has what the agreement measures read; its labelling
+    config is parsed without entities (a file from elsewhere may carry an entity bomb)."""
+    from xml.etree.ElementTree import ParseError
+
+    from defusedxml import DefusedXmlException, ElementTree
+
+    project = snapshot.get("project") if isinstance(snapshot, dict) else None
+    if not isinstance(project, dict) or not isinstance(project.get("label_config"), str) \
+            or not isinstance(snapshot.get("tasks"), list) \
+            or not all(isinstance(t, dict) and isinstance(t.get("annotations"), list) for t in snapshot["tasks"]):
+        raise AnnotationError(f"{path}: not a snapshot (an object with project.label_config and tasks with "
+                              "annotations); use a file `cogforge annotate pull` wrote")
+    try:
+        ElementTree.fromstring(project["label_config"])
+    except (ParseError, DefusedXmlException) as err:
+        raise AnnotationError(f"{path}: project.label_config is not a usable labelling config ({err})") from None
+    return snapshot
+
+
 def load_snapshot(path_or_project: str, conn: Connection | None = None,
                   snapshots: Path = SNAPSHOTS) -> tuple[dict, Path | None]:
     """A snapshot file, or the newest snapshot of a project id (pulling one if there is none)."""
     path = Path(path_or_project)
     if path.is_file():
-        return json.loads(path.read_text()), path
+        return _checked_snapshot(read_json(path, "snapshot"), path), path
     if not path_or_project.isdigit():
         raise AnnotationError(f"{path_or_project}: neither a snapshot file nor a project id")
     matches = sorted(Path(snapshots).glob(f"{path_or_project}-*/[0-9][0-9][0-9][0-9].json"))

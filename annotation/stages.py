@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Callable, Literal
 from urllib.parse import quote
 
+from cogforge.errors import UserError
+
 TEMPLATES = Path(__file__).parent / "templates"
 
 
@@ -24,7 +26,7 @@ def local_url(path: Path, document_root: Path) -> str:
     try:
         rel = path.resolve().relative_to(document_root.resolve())
     except ValueError:
-        raise ValueError(f"{path} is not under Label Studio's document root {document_root}; "
+        raise UserError(f"{path} is not under Label Studio's document root {document_root}; "
                          "build inside the project folder or set LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT") from None
     return "/data/local-files/?d=" + quote(rel.as_posix())
 
@@ -192,4 +194,4 @@ def get_stage(name: str) -> Stage:
     try:
         return STAGES[name]
     except KeyError:
-        raise ValueError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}") from None
+        raise UserError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}") from None

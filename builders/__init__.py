@@ -11,6 +11,8 @@ import importlib
 import pkgutil
 from types import ModuleType
 
+from cogforge.errors import UserError
+
 
 def available() -> list[str]:
     """Names of the benchmarks that have a builder."""
@@ -19,5 +21,5 @@ def available() -> list[str]:
 
 def get(name: str) -> ModuleType:
     if name not in available():
-        raise SystemExit(f"unknown benchmark {name!r}; available: {', '.join(available())}")
+        raise UserError(f"unknown benchmark {name!r}; available: {', '.join(available())}")
     return importlib.import_module(f"{__name__}.{name}")

@@ -32,7 +32,7 @@ from pydantic import Field, model_validator
 
 from cogforge import __version__
 from cogforge.buildio import BuildWriter
-from cogforge.config import Schema, check_splits, load
+from cogforge.config import ConfigError, Schema, check_splits, load
 from cogforge.config import split_of as shared_split_of
 from cogforge.parallel import draw_all
 from cogforge.record import Item
@@ -142,7 +142,8 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     modules = cc.concepts()
     missing = [c for c, n in config["counts"].items() if n and c not in modules]
     if missing:
-        raise SystemExit(f"counts name concepts with no module in generators/corecognition/: {missing}")
+        raise ConfigError(f"{config_path or DEFAULT_CONFIG}: counts name concepts with no module in "
+                          f"generators/corecognition/: {missing}; use {', '.join(modules)}")
     dropped, planned = Counter(), []  # (concept, family, k, control, twin)
     for concept, module in modules.items():
         n_pairs = config["counts"].get(concept, 0) // 2

@@ -1,15 +1,20 @@
-"""The ``cogforge`` command line. Subcommands grow with the toolkit's layers."""
+"""The ``cogforge`` command line. Subcommands grow with the toolkit's layers.
+
+A mistake in what a person gave (a :class:`cogforge.errors.UserError`) is printed as
+``cogforge: FILE:LINE: message``, one line, exit status 2; every input is read and
+checked before anything is written. Any other exception is a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 from pathlib import Path
 
 import builders
-from annotation.decisions import DecisionError
-from exports.release import ReleaseError
+from cogforge.errors import UserError
 
 
 def _summary(manifest: dict, out_dir: Path) -> str:
@@ -31,12 +36,28 @@ def _summary(manifest: dict, out_dir: Path) -> str:
     return "\n".join(lines)
 
 
+def _named_decisions(path: str | None) -> list[dict]:
+    """A decisions file named with ``--decisions``, read and checked before any work: it
+    must exist and hold decisions (the default file may be absent: no decisions yet)."""
+    from annotation.decisions import load_decisions
+
+    if path is None:
+        return []
+    if not Path(path).is_file():
+        raise UserError("no such decisions file; check the path, or leave out --decisions to use "
+                        "annotation/decisions/<benchmark>.jsonl", path)
+    decisions = load_decisions(path)
+    if not decisions:
+        raise UserError("holds no decisions; leave out --decisions to build or check without any", path)
+    return decisions
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from annotation.decisions import decisions_path, load_decisions
 
     module = builders.get(args.benchmark)
     out_dir = Path(args.out or f"build/{args.benchmark}")
-    decisions = load_decisions(args.decisions or decisions_path(args.benchmark))
+    decisions = _named_decisions(args.decisions) or load_decisions(decisions_path(args.benchmark))
     # Images people rejected in annotation are left out of the rebuild.
     excluded = [d["state"] for d in decisions
                 if d["unit"] == "image" and d["decision"] == "reject" and d.get("state")]
@@ -46,17 +67,17 @@ def cmd_build(args: argparse.Namespace) -> int:
         kwargs["decisions"] = decisions
     if args.input:
         if "inputs" not in accepts:
-            raise SystemExit(f"--input: the {args.benchmark} builder takes no input files")
+            raise UserError(f"--input: the {args.benchmark} builder takes no input files")
         inputs: dict[str, list[str]] = {}
         for spec in args.input:
             key, sep, path = spec.partition("=")
             if not sep or not path:
-                raise SystemExit(f"--input {spec!r}: expected KEY=PATH, e.g. chainnet=edges.tsv")
+                raise UserError(f"--input {spec!r}: expected KEY=PATH, e.g. chainnet=edges.tsv")
             inputs.setdefault(key, []).append(path)
         kwargs["inputs"] = inputs
     if args.domains:
         if "domains" not in accepts:
-            raise SystemExit(f"--domains: the {args.benchmark} builder has no domains")
+            raise UserError(f"--domains: the {args.benchmark} builder has no domains")
         kwargs["domains"] = [d.strip() for d in args.domains.split(",") if d.strip()]
     manifest = module.build(out_dir, seed=args.seed, config_path=args.config,
                             progress=not args.quiet, **kwargs)
@@ -71,6 +92,7 @@ def cmd_qc(args: argparse.Namespace) -> int:
     from qc.report import table
 
     build = Path(args.build)
+    _named_decisions(args.decisions)
     report = run_qc(build, args.decisions)
     out = Path(args.out) if args.out else build.with_name(build.name + ".qc")
     json_path, md_path = write_report(report, out)
@@ -85,7 +107,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     words = args.words
     if words[0] == "diff":
         if len(words) != 3:
-            raise SystemExit("usage: cogforge release diff RELEASE_A RELEASE_B")
+            raise UserError("usage: cogforge release diff RELEASE_A RELEASE_B")
         changes = diff(words[1], words[2])
         print(f"{changes['from']} -> {changes['to']}: {len(changes['added'])} added, "
               f"{len(changes['removed'])} removed, {len(changes['changed'])} changed")
@@ -97,14 +119,15 @@ def cmd_release(args: argparse.Namespace) -> int:
         return 0
     if words[0] == "verify":
         if len(words) != 2:
-            raise SystemExit("usage: cogforge release verify RELEASE_FOLDER")
+            raise UserError("usage: cogforge release verify RELEASE_FOLDER")
         problems = verify(words[1])
         for problem in problems:
             print(f"  {problem}")
         print(f"{words[1]}: {'verified, every file matches MANIFEST.sha256' if not problems else f'{len(problems)} problem(s)'}")
         return 1 if problems else 0
     if len(words) != 1 or not args.version:
-        raise SystemExit("usage: cogforge release BUILD --version X.Y.Z")
+        raise UserError("usage: cogforge release BUILD --version X.Y.Z")
+    _named_decisions(args.decisions)
     folder = release(words[0], args.version, args.releases, args.decisions)
     print(f"released {folder}")
     return 0
@@ -116,10 +139,10 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     from annotation.server import serve
 
     if args.action == "serve":
-        return serve(args.port)
+        return serve(args.port, args.host)
     if args.action == "push":
         if not args.target or not args.stage:
-            raise SystemExit("usage: cogforge annotate push BUILD --stage STAGE [--annotators N]")
+            raise UserError("usage: cogforge annotate push BUILD --stage STAGE [--annotators N]")
         r = projects.push(args.target, args.stage, args.annotators)
         print(f"project {r['project']} ({r['title']}): {'created' if r['created'] else 'updated'}, "
               f"{r['added']} tasks added, {r['present']} already there, "
@@ -130,7 +153,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         return 0
     if args.action == "pull":
         if not args.target or not args.target.isdigit():
-            raise SystemExit("usage: cogforge annotate pull PROJECT_ID")
+            raise UserError("usage: cogforge annotate pull PROJECT_ID")
         r = projects.pull(int(args.target))
         print(f"snapshot {r['snapshot']}: {r['tasks']} tasks, {r['annotations']} annotations")
         if r["decisions_file"]:
@@ -138,7 +161,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
             print(f"  decisions ({counts}) in {r['decisions_file']}")
         return 0
     if not args.target:
-        raise SystemExit("usage: cogforge annotate agreement PROJECT_ID|SNAPSHOT")
+        raise UserError("usage: cogforge annotate agreement PROJECT_ID|SNAPSHOT")
     snapshot, path = projects.load_snapshot(args.target)
     result = agr.agreement(snapshot)
     out = Path(args.out) if args.out else path.with_suffix("").with_name(path.stem + "-agreement")
@@ -155,6 +178,13 @@ def cmd_svg(args: argparse.Namespace) -> int:
 
     group_by = (lambda p: str(p)) if args.each else None
     problems = svgcheck.check_files(args.files, group_by=group_by, banned_words=args.ban or ())
+    # a file that cannot be read as SVG at all is a bad input, not a finding
+    unreadable = next((p for p in problems if p.rule in ("parse", "size")), None)
+    if unreadable is not None:
+        line = re.search(r"line (\d+)", unreadable.element)
+        detail = "" if line else f"{unreadable.element}: "
+        raise UserError(f"not an SVG image: {detail}{unreadable.message}", unreadable.file,
+                        int(line.group(1)) if line else None)
     for problem in problems:
         print(problem, file=sys.stderr)
     bad = len({p.file for p in problems})
@@ -170,13 +200,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from evaluate.judge import Judges
         from evaluate.score import score
 
+        if not args.predictions:
+            raise UserError("usage: cogforge eval score --release RELEASE --predictions FILE [FILE ...]")
         judges = None
         if args.judge:
             endpoints = []
             for spec in args.judge:
                 model, sep, url = spec.partition("@")
                 if not sep:
-                    raise SystemExit(f"--judge {spec!r}: expected MODEL@BASE_URL")
+                    raise UserError(f"--judge {spec!r}: expected MODEL@BASE_URL")
                 endpoints.append(Endpoint(url, model, api_key_env=args.api_key_env))
             judges = Judges(tuple(endpoints), args.judge_agree or len(endpoints))
         results = score(args.release, args.predictions, judges, args.allow_unverified,
@@ -199,7 +231,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from evaluate.run import run
 
         if not args.model or not args.base_url:
-            raise SystemExit("usage: cogforge eval run --release R --model M --base-url URL")
+            raise UserError("usage: cogforge eval run --release R --model M --base-url URL")
         endpoint = Endpoint(args.base_url, args.model, args.api_key_env, args.timeout, args.retries)
         out = Path(args.out or f"predictions/{args.model.replace('/', '_')}.jsonl")
         r = run(args.release, endpoint, out, args.concurrency, args.temperature, args.max_tokens,
@@ -256,7 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     ann.add_argument("--stage", help="push: carv-image-audit, carv-human-baseline, item-validation, "
                      "sense-graph-audit, cogevolve-schema-audit, corecognition-cross-validation-1 or -2")
     ann.add_argument("--annotators", type=int, default=1, help="push: how many people see each task")
-    ann.add_argument("--port", type=int, default=8080, help="serve: the port on 127.0.0.1")
+    ann.add_argument("--port", type=int, default=8080, help="serve: the port (it must be free)")
+    ann.add_argument("--host", default="127.0.0.1", metavar="ADDR",
+                     help="serve: the address to listen on (default 127.0.0.1, this machine only; "
+                          "0.0.0.0 opens it to every network this machine is on)")
     ann.add_argument("--out", default=None, help="agreement: report folder")
     ann.set_defaults(func=cmd_annotate)
 
@@ -292,15 +327,23 @@ def main(argv: list[str] | None = None) -> int:
     ev.set_defaults(func=cmd_eval)
 
     args = parser.parse_args(argv)
-    from annotation.projects import AnnotationError
     from annotation.server import ServerError
-    from cogforge.config import ConfigError
 
     try:
         return args.func(args)
-    except (ReleaseError, FileNotFoundError, DecisionError, AnnotationError, ServerError, ConfigError) as err:
-        print(f"cogforge: {err}", file=sys.stderr)
-        return 2
+    except (UserError, ServerError) as err:
+        return _refuse(str(err))
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as err:
+        # a path named on the command line that is not there (or not a file)
+        return _refuse(f"{err.filename}: {err.strerror}" if err.filename else str(err))
+
+
+def _refuse(message: str) -> int:
+    """Print a user error, one ``cogforge: `` line per problem (a config with two
+    mistakes names both); exit status 2, as argparse uses for a bad command line."""
+    for line in message.splitlines() or [message]:
+        print(f"cogforge: {line}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

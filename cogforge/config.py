@@ -16,10 +16,12 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from cogforge.errors import UserError, read_text
+
 M = TypeVar("M", bound=BaseModel)
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError):
     """A config that cannot be built from; the message says where and what to do."""
 
 
@@ -68,16 +70,23 @@ def load(path: Path | str, schema: type[M]) -> M:
     """Read and validate a TOML config; every problem is a :class:`ConfigError`."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+        text = read_text(path, "config", limit=MAX_CONFIG_BYTES)
+    except UserError as err:
+        raise ConfigError(str(err)) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path}: not valid TOML: {err}. Fix the syntax there (strings need quotes, "
-                          "tables [[...]] brackets)") from None
+        line = re.search(r"at line (\d+)", str(err))
+        raise ConfigError(f"{path}:{line.group(1) if line else 1}: not valid TOML: {err}. Fix the syntax there "
+                          "(strings need quotes, tables [[...]] brackets)") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: arrays or tables nested too deeply to be a config") from None
+    except ValueError as err:  # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: not a config ({err})") from None
+    if not raw:
+        raise ConfigError(f"{path}: the config is empty; start from the builder's own config "
+                          "(builders/<benchmark>.toml) and change what you need")
+    _check_numbers(raw, path, text)
     try:
         return schema.model_validate(raw)
     except ValidationError as err:
@@ -96,6 +105,28 @@ def load(path: Path | str, schema: type[M]) -> M:
                 message = message.removeprefix("Value error, ")
             lines.append(f"{at}: key {where}: {message}")
         raise ConfigError("\n".join(lines)) from None
+
+
+MAX_CONFIG_BYTES = 1024 * 1024  # a builder's own config is a few kB
+# No config value needs more: a seed, a count, a weight. A larger number is a typo or an
+# attack, and a count past it would run for days before failing.
+MAX_NUMBER = 10**9
+
+
+def _check_numbers(raw, path: Path, text: str, loc: tuple = ()) -> None:
+    """Refuse numbers no config needs (past :data:`MAX_NUMBER`, infinite or NaN) before
+    a schema sees them: ``count = 1e30`` must fail here, not after a day of building."""
+    if isinstance(raw, dict):
+        for key, value in raw.items():
+            _check_numbers(value, path, text, loc + (key,))
+    elif isinstance(raw, list):
+        for k, value in enumerate(raw):
+            _check_numbers(value, path, text, loc + (k,))
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool) and not abs(raw) <= MAX_NUMBER:
+        line = line_of(text, loc) or line_of(text, loc[:1])
+        at = f"{path}:{line}" if line else str(path)
+        raise ConfigError(f"{at}: key {key_path(loc)}: {raw:.3g} is not a usable value; numbers in a "
+                          f"config are at most {MAX_NUMBER:,}")
 
 
 def _allowed(schema: type[BaseModel], loc: tuple) -> list[str]:

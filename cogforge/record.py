@@ -17,8 +17,10 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from cogforge.errors import UserError
 
-class ItemError(ValueError):
+
+class ItemError(UserError):
     """A record that does not match the item schema."""
 
 

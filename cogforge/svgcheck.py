@@ -35,6 +35,8 @@ from typing import Callable, Iterable
 
 from lxml import etree
 
+from cogforge.errors import UserError
+
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
@@ -85,7 +87,7 @@ _SUSPICIOUS = re.compile(r"[:(\\]")
 _CAP = 10**9  # expansion counts saturate here; anything near it is a bomb anyway
 
 
-class SVGError(ValueError):
+class SVGError(UserError):
     """A rejected SVG. ``problems`` holds every reason; the message lists them."""
 
     def __init__(self, problems: list[Problem]) -> None:

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cogforge.errors import UserError, read_text
+
 ROTATION = re.compile(r"^(?P<id>.+)::rot(?P<r>\d+)$")
 
 
@@ -38,6 +40,11 @@ class PredictionProblems:
 TABLE_SUFFIXES = (".xlsx", ".tsv", ".csv")
 
 
+class PredictionError(UserError):
+    """A predictions file that holds nothing to score (empty, binary, another format,
+    cut short); a file of good lines with some bad ones is scored and its problems listed."""
+
+
 def read_predictions(path: Path | str, known: set[str],
                      by_index: dict[str, str] | None = None) -> tuple[dict[str, dict], PredictionProblems]:
     """Predictions by id; every problem is reported with its line number, nothing dropped silently.
@@ -49,33 +56,54 @@ def read_predictions(path: Path | str, known: set[str],
     out: dict[str, dict] = {}
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"predictions file {path} does not exist")
+        raise PredictionError("no such predictions file; check the path", path)
     if path.suffix.lower() in TABLE_SUFFIXES:
         return _read_table(path, known, by_index or {}, problems)
-    # utf-8-sig: a byte-order mark (as some editors and Windows tools write) is not data;
-    # text mode reads CRLF line ends as plain line ends.
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                problems.malformed.append(f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
-                continue
-            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-                problems.malformed.append(f"line {number}: needs a string 'id'")
-                continue
-            if not isinstance(row.get("response"), str):
-                problems.malformed.append(f"line {number}: id {row['id']}: 'response' must be a string")
-                continue
-            if row["id"] not in known:
-                problems.unknown.append(f"line {number}: {row['id']}")
-                continue
-            if row["id"] in out:
-                problems.duplicates.append(f"line {number}: {row['id']} (first kept)")
-                continue
-            out[row["id"]] = row
+    try:
+        # a byte-order mark (as some editors and Windows tools write) is not data
+        text = read_text(path, "predictions file (JSON Lines)")
+    except UserError as err:
+        raise PredictionError(str(err)) from None
+    lines = text.splitlines()
+    if not text.strip():
+        raise PredictionError("empty; a predictions file has one JSON object per line with 'id' and "
+                              "'response'", path)
+    if not text.endswith(("\n", "\r")) and lines[-1].strip():
+        try:
+            json.loads(lines[-1])
+        except (ValueError, RecursionError):
+            raise PredictionError("the last line stops in the middle of a record: the file is cut short; "
+                                  "finish the run (`cogforge eval run` resumes) or remove that line",
+                                  path, len(lines)) from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            problems.malformed.append(f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
+            continue
+        except (RecursionError, ValueError):  # nested without end, or a number of 4300+ digits
+            problems.malformed.append(f"line {number}: not a prediction (a JSON object with 'id' and 'response')")
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+            problems.malformed.append(f"line {number}: needs a string 'id'")
+            continue
+        if not isinstance(row.get("response"), str):
+            problems.malformed.append(f"line {number}: id {row['id']}: 'response' must be a string")
+            continue
+        if row["id"] not in known:
+            problems.unknown.append(f"line {number}: {row['id']}")
+            continue
+        if row["id"] in out:
+            problems.duplicates.append(f"line {number}: {row['id']} (first kept)")
+            continue
+        out[row["id"]] = row
+    if not out and not problems.unknown and not problems.duplicates:
+        first = problems.malformed[0]
+        raise PredictionError(f"no line is a prediction ({first.split(': ', 1)[1]}); a predictions file has one "
+                              "JSON object per line with 'id' and 'response'", path,
+                              int(first.split(":")[0].removeprefix("line ")))
     return out, problems
 
 
@@ -91,9 +119,10 @@ def _read_table(path: Path, known: set[str], by_index: dict[str, str],
             frame = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", dtype=str,
                                 keep_default_na=False)
     except Exception as err:  # a corrupt workbook or table: say which file and why
-        raise ValueError(f"{path}: not a readable VLMEvalKit prediction file ({err})") from None
+        reason = " ".join(str(err).split())[:200]
+        raise PredictionError(f"not a readable VLMEvalKit prediction file ({reason})", path) from None
     if "prediction" not in frame.columns or not {"id", "index"} & set(frame.columns):
-        raise ValueError(f"{path}: a VLMEvalKit prediction file needs a 'prediction' column and 'id' or "
+        raise PredictionError(f"{path}: a VLMEvalKit prediction file needs a 'prediction' column and 'id' or "
                          f"'index'; found {list(frame.columns)}")
     out: dict[str, dict] = {}
     for number, row in enumerate(frame.to_dict("records"), 2):  # line 1 is the header

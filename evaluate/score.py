@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from types import ModuleType
 
+from cogforge.errors import read_json
 from evaluate.extract import ROTATION, TABLE_SUFFIXES, extract, read_predictions, rotate
 from exports.release import ReleaseError, read_rows, verify
 from qc.stats import wilson
@@ -40,7 +41,10 @@ def load_release(folder: Path | str, allow_unverified: bool = False) -> tuple[li
     if problems and not allow_unverified:
         raise ReleaseError(f"{folder} does not verify ({len(problems)} problems, e.g. {problems[0]}); "
                            "scores on a changed release prove nothing. Pass --allow-unverified to score anyway")
-    info = json.loads((folder / "release.json").read_text())
+    info = read_json(folder / "release.json", "release.json")
+    if not isinstance(info, dict) or not {"benchmark", "version"} <= set(info):
+        raise ReleaseError(f"{folder / 'release.json'}: not a release's release.json (an object with benchmark "
+                           "and version); make the release again with `cogforge release`")
     rows = read_rows(folder)
     for row in rows:
         row["meta"] = json.loads(row["meta"]) if isinstance(row["meta"], str) else row["meta"]

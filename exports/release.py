@@ -21,12 +21,13 @@ from types import ModuleType
 
 from cogforge import __version__
 from cogforge.buildio import clean_stale, dump_json, sha256_file
+from cogforge.errors import UserError, parse_json, read_text
 from cogforge.record import read_items
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
 
-class ReleaseError(RuntimeError):
+class ReleaseError(UserError, RuntimeError):
     """A release that must not be written (QC failed, version exists, bad input)."""
 
 
@@ -54,7 +55,12 @@ def read_rows(release: Path | str) -> list[dict]:
     """Every row of a release, all splits, in file order."""
     rows = []
     for path in sorted((Path(release) / "data").glob("*.jsonl")):
-        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for number, line in enumerate(read_text(path, "release data file").splitlines(), 1):
+            if line.strip():
+                row = parse_json(line, path, "release row", number)
+                if not isinstance(row, dict) or not {"id", "task", "split", "answer", "options", "meta"} <= set(row):
+                    raise ReleaseError(f"{path}:{number}: not a release row; make the release again")
+                rows.append(row)
     return rows
 
 
@@ -256,7 +262,7 @@ def verify(folder: Path | str) -> list[str]:
     if not manifest.is_file():
         raise ReleaseError(f"{folder}: no MANIFEST.sha256; not a release folder")
     expected = {}
-    for number, line in enumerate(manifest.read_text().splitlines(), 1):
+    for number, line in enumerate(read_text(manifest, "MANIFEST.sha256").splitlines(), 1):
         digest, sep, rel = line.partition("  ")
         if not sep or len(digest) != 64:
             return [f"MANIFEST.sha256:{number}: malformed line"]

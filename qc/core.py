@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import io
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Literal
 
+from cogforge.errors import read_text
 from cogforge.record import Item, ItemError
 
 Severity = Literal["error", "warning", "info"]
@@ -64,11 +66,11 @@ def load_build(path: Path | str, decisions: list[dict] | None = None) -> Build:
     except FileNotFoundError:
         manifest = {}
         findings.append(Finding("error", "schema", "manifest.json", "manifest.json is missing"))
-    except json.JSONDecodeError as err:
+    except (ValueError, RecursionError) as err:  # not JSON, not UTF-8, nested without end
         manifest = {}
         findings.append(Finding("error", "schema", "manifest.json", f"not valid JSON: {err}"))
     items = []
-    with open(path / "items.jsonl", encoding="utf-8") as handle:
+    with io.StringIO(read_text(path / "items.jsonl", "items file", error=ItemError)) as handle:
         for number, line in enumerate(handle, 1):
             try:
                 items.append(Item.from_dict(json.loads(line), f"items.jsonl:{number}"))
@@ -76,6 +78,8 @@ def load_build(path: Path | str, decisions: list[dict] | None = None) -> Build:
                 findings.append(Finding("error", "schema", f"items.jsonl:{number}", f"not valid JSON: {err.msg}"))
             except ItemError as err:
                 findings.append(Finding("error", "schema", f"items.jsonl:{number}", str(err)))
+            except (ValueError, RecursionError):  # a number of 4300+ digits, nesting without end
+                findings.append(Finding("error", "schema", f"items.jsonl:{number}", "not an item record"))
     return Build(path, manifest, items, findings, decisions or [])
 
 

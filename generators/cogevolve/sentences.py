@@ -20,8 +20,10 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from cogforge.errors import UserError, read_text
 
-class SentenceError(ValueError):
+
+class SentenceError(UserError):
     """A corpus file that cannot be read; the message names the file and line."""
 
 
@@ -76,7 +78,11 @@ def _detokenise(tokens: list[str]) -> str:
 
 def _gold(path: Path) -> dict[str, list[str]]:
     gold = {}
-    for line, row in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        rows = read_text(path, "gold key file").splitlines()
+    except UserError as err:
+        raise SentenceError(str(err)) from None
+    for line, row in enumerate(rows, 1):
         if not row.strip():
             continue
         fields = row.split()
@@ -86,15 +92,12 @@ def _gold(path: Path) -> dict[str, list[str]]:
     return gold
 
 
-def import_wsd_xml(xml_path: Path | str, graphs: list[dict], gold_path: Path | str | None = None) -> tuple[list[dict], dict]:
-    """Sentences of a unified-format corpus whose tagged noun is a graph word in a graph sense.
+def read_wsd_xml(xml_path: Path | str, gold_path: Path | str | None = None) -> tuple[Path, object, dict]:
+    """A unified-format corpus and its gold keys, read and checked (no graphs needed, so a
+    build reads its corpora before the slow work): ``(path, root element, gold keys)``.
 
-    Args:
-        xml_path: the corpus (``semcor.data.xml``, ``senseval2.data.xml``, ...).
-        graphs: the sense graphs; only their words and senses are kept.
-        gold_path: the key file; default: ``<name>.gold.key.txt`` beside the XML.
-
-    An instance with several gold keys is kept only when exactly one is a graph sense.
+    A DOCTYPE or entity declaration is refused (the format has none; refusing them stops
+    entity bombs and external entities), as is a root element other than ``<corpus>``.
     """
     from lxml import etree
 
@@ -105,12 +108,35 @@ def import_wsd_xml(xml_path: Path | str, graphs: list[dict], gold_path: Path | s
     if not gold_path.is_file():
         raise SentenceError(f"{gold_path}: the gold key file is missing; pass it explicitly")
     gold = _gold(gold_path)
-    senses = {g["word"]: set(g["senses"]) for g in graphs}
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
     try:
-        root = etree.parse(str(xml_path), parser).getroot()
+        tree = etree.parse(str(xml_path), parser)
     except etree.XMLSyntaxError as err:
-        raise SentenceError(f"{xml_path}:{err.lineno}: not well-formed XML ({err.msg})") from None
+        raise SentenceError(f"{xml_path}:{err.lineno or 1}: not well-formed XML ({err.msg})") from None
+    root = tree.getroot()
+    if tree.docinfo.internalDTD is not None or tree.docinfo.doctype:
+        raise SentenceError(f"{xml_path}:1: a DOCTYPE or entity declaration; the unified WSD format has none "
+                            "(and entities can hide an entity bomb or read other files): remove it")
+    if root.tag != "corpus":
+        raise SentenceError(f"{xml_path}:{root.sourceline}: the root element is <{root.tag}>, not <corpus>; "
+                            "this is not a corpus in the unified WSD XML format")
+    return xml_path, root, gold
+
+
+def import_wsd_xml(xml_path: Path | str, graphs: list[dict], gold_path: Path | str | None = None,
+                   corpus: tuple[Path, object, dict] | None = None) -> tuple[list[dict], dict]:
+    """Sentences of a unified-format corpus whose tagged noun is a graph word in a graph sense.
+
+    Args:
+        xml_path: the corpus (``semcor.data.xml``, ``senseval2.data.xml``, ...).
+        graphs: the sense graphs; only their words and senses are kept.
+        gold_path: the key file; default: ``<name>.gold.key.txt`` beside the XML.
+        corpus: the corpus already read by :func:`read_wsd_xml` (then not read again).
+
+    An instance with several gold keys is kept only when exactly one is a graph sense.
+    """
+    xml_path, root, gold = corpus or read_wsd_xml(xml_path, gold_path)
+    senses = {g["word"]: set(g["senses"]) for g in graphs}
     out, counts = [], defaultdict(int)
     for sentence in root.iter("sentence"):
         tokens = [t.text or "" for t in sentence if t.tag in ("wf", "instance")]

@@ -46,6 +46,8 @@ from pathlib import Path
 
 from rdkit import Chem, RDLogger
 
+from cogforge.errors import UserError, read_bytes
+
 RDLogger.DisableLog("rdApp.*")
 
 TASKS = ("Name_Conversion", "Property_Prediction", "Mol2caption", "Caption2mol", "Product_Prediction",
@@ -59,7 +61,7 @@ MARK = re.compile(r"[()=#\[\]@/\\0-9bcnops]")
 SPACE = re.compile(r"\s*")
 
 
-class ChemBenchError(ValueError):
+class ChemBenchError(UserError):
     """A ChemBench4K file that cannot be read as published."""
 
 
@@ -89,10 +91,10 @@ def read_chembench(path: Path) -> list[Question]:
     if not path.name.endswith(SUFFIX) or task not in TASKS:
         raise ChemBenchError(f"{path}: not a ChemBench4K task file name; expected {{task}}{SUFFIX} "
                              f"with task one of {', '.join(TASKS)}")
-    if path.stat().st_size > MAX_BYTES:
-        raise ChemBenchError(f"{path}: larger than {MAX_BYTES // 2**20} MB; a task file is under 1 MB, "
-                             "check that this is the right file")
-    data = path.read_bytes()
+    try:
+        data = read_bytes(path, "ChemBench4K task file", MAX_BYTES)
+    except UserError as err:
+        raise ChemBenchError(str(err)) from None
     try:
         text = data.decode("utf-8-sig")
         records = json.loads(text)
@@ -105,6 +107,8 @@ def read_chembench(path: Path) -> list[Question]:
                              "fix the file or download it again") from None
     except RecursionError:
         raise ChemBenchError(f"{path}: JSON nested too deeply; this is not a ChemBench4K file") from None
+    except ValueError as error:  # a number of more than 4300 digits
+        raise ChemBenchError(f"{path}: not a ChemBench4K file ({error})") from None
     if not isinstance(records, list):
         raise ChemBenchError(f"{path}:1: top level is a JSON {type(records).__name__}, expected a list "
                              "of question records as published")

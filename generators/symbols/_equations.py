@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
+from cogforge.errors import UserError, read_text
+
 REACTIONS = Path(__file__).resolve().parent.parent / "data" / "symbols_reactions.txt"
 TYPES = ("combination", "decomposition", "single-displacement", "double-displacement", "neutralisation",
          "combustion", "redox")
@@ -46,7 +48,7 @@ Se Br Kr Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd P
 Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U""".split())
 
 
-class ReactionError(ValueError):
+class ReactionError(UserError):
     """A formula, equation or data line that cannot be used; the message says where."""
 
 
@@ -226,7 +228,7 @@ def load_reactions(path: Path | str = REACTIONS) -> list[Reaction]:
     unique balance, vocabularies, the type rule) and a bad one names ``file:line``."""
     path = Path(path)
     out, ids = [], {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_text(path, "reaction file", error=ReactionError).splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         where = f"{path}:{number}"

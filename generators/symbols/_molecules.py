@@ -30,6 +30,8 @@ from rdkit.Chem import rdCIPLabeler, rdDepictor, rdMolDescriptors
 from rdkit.Chem.Draw import rdMolDraw2D
 from rdkit.Chem.EnumerateStereoisomers import EnumerateStereoisomers, StereoEnumerationOptions
 
+from cogforge.errors import UserError, read_text
+
 RDLogger.DisableLog("rdApp.*")
 
 LIBRARY = Path(__file__).resolve().parent.parent / "data" / "symbols_molecules.tsv"
@@ -39,7 +41,7 @@ BOND_KINDS = {Chem.BondType.SINGLE: "single", Chem.BondType.DOUBLE: "double", Ch
               Chem.BondType.AROMATIC: "aromatic"}
 
 
-class MoleculeError(ValueError):
+class MoleculeError(UserError):
     """A library line or SMILES that RDKit cannot read."""
 
 
@@ -55,7 +57,7 @@ def load_library(path: Path | str = LIBRARY) -> list[Molecule]:
     """The named molecules; each must sanitise. Errors name ``file:line`` and the field."""
     path = Path(path)
     out, names = [], {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_text(path, "molecule library", error=MoleculeError).splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         where = f"{path}:{number}"
@@ -90,6 +92,11 @@ def element_counts(mol: Chem.Mol) -> Counter:
         counts[atom.GetSymbol()] += 1
         counts["H"] += atom.GetTotalNumHs()
     return +counts
+
+
+def has_aromatic_bonds(smiles: str) -> bool:
+    """Whether the molecule has an aromatic ring (the only bonds a drawing convention changes)."""
+    return any(bond.GetIsAromatic() for bond in Chem.MolFromSmiles(smiles).GetBonds())
 
 
 def bond_counts(smiles: str, kekule: bool) -> Counter:
