@@ -21,6 +21,8 @@ regular-polysemy miner (:func:`mine`), ChainNet-format edge files
 from __future__ import annotations
 
 import csv
+import io
+import math
 import re
 import tomllib
 from collections import defaultdict
@@ -30,12 +32,14 @@ from typing import Any, Iterable
 
 import networkx as nx
 
+from cogforge.errors import UserError, read_text
+
 PATTERNS = Path(__file__).resolve().parent.parent / "data" / "cogevolve_patterns.toml"
 LABELS = ("metaphor", "metonymy")
 ROLES = ("Prototype", "Metaphor", "Metonymy")
 
 
-class GraphError(ValueError):
+class GraphError(UserError):
     """A sense graph (or a file of them) that breaks a rule; the message says where and which."""
 
 
@@ -49,13 +53,14 @@ class Pattern:
     cue: re.Pattern | None = None
     exclude: re.Pattern | None = None
     scene: str = "outline"
+    mention: bool = False
 
 
 def load_patterns(path: Path | str = PATTERNS) -> tuple[list[Pattern], tuple[str, ...]]:
     """The pattern file: (patterns, prototype lexnames); errors name the pattern and key."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(_edge_file_text(path, "pattern file"))
     except tomllib.TOMLDecodeError as err:
         raise GraphError(f"{path}: not valid TOML ({err})") from None
     out, names = [], set()
@@ -64,7 +69,7 @@ def load_patterns(path: Path | str = PATTERNS) -> tuple[list[Pattern], tuple[str
         missing = [f for f in ("name", "label", "source", "target") if f not in raw]
         if missing:
             raise GraphError(f"{where}: missing {missing}")
-        unknown = set(raw) - {"name", "label", "source", "target", "source_under", "cue", "exclude", "scene"}
+        unknown = set(raw) - {"name", "label", "source", "target", "source_under", "cue", "exclude", "scene", "mention"}
         if unknown:
             raise GraphError(f"{where}: unknown keys {sorted(unknown)}")
         if raw["label"] not in LABELS:
@@ -78,7 +83,8 @@ def load_patterns(path: Path | str = PATTERNS) -> tuple[list[Pattern], tuple[str
         except re.error as err:
             raise GraphError(f"{where}: bad regular expression ({err})") from None
         out.append(Pattern(raw["name"], raw["label"], tuple(raw["source"]), tuple(raw["target"]),
-                           tuple(raw.get("source_under", ())), cue, exclude, raw.get("scene", "outline")))
+                           tuple(raw.get("source_under", ())), cue, exclude, raw.get("scene", "outline"),
+                           bool(raw.get("mention", False))))
     if not out:
         raise GraphError(f"{path}: no [[pattern]] entries")
     return out, tuple(data.get("prototype_lexnames", ()))
@@ -89,9 +95,14 @@ def load_patterns(path: Path | str = PATTERNS) -> tuple[list[Pattern], tuple[str
 
 def _lemma_senses(wn, word: str) -> list:
     """The WordNet noun lemmas of ``word`` in sense-number order, common-noun uses only
-    (a capitalised lemma or an instance synset is a proper name: Fox the statesman)."""
+    (a capitalised lemma or an instance synset is a proper name: Fox the statesman),
+    never an offensive one (a slur or an obscenity, :func:`generators.wordnet.offensive`:
+    no graph may show, key or order it, so the miner never sees it)."""
+    from generators.wordnet import offensive
+
+    table = offensive(wn)
     return [lemma for lemma in wn.lemmas(word, "n")
-            if lemma.name() == word and not lemma.synset().instance_hypernyms()]
+            if lemma.name() == word and not lemma.synset().instance_hypernyms() and not table.lemma(lemma)]
 
 
 def sense_record(lemma, number: int) -> dict:
@@ -106,6 +117,109 @@ def word_senses(wn, word: str) -> dict[str, dict]:
             if lemma.name().lower() == word.lower()}
 
 
+# --------------------------------------------------------------------------- evidence
+
+# An -er/-or noun whose stem is a verb (killer, camper, bomber, peacekeeper) names
+# whatever does the verb's action: its person and its object senses are both the
+# verb's (siblings), so neither extends the other (a killer whale is not named for
+# resembling a killer's victim, a jumper dress is not a person who jumps).
+AGENTIVE_SUFFIXES = ("er", "or")
+# SemCor counts are small; a difference counts as evidence only past a one-sided
+# binomial test at this level (5 tags to 0, 8 to 1, 15 to 5, ...).
+FREQUENCY_ALPHA = 0.05
+
+
+def agentive_stem(wn, word: str) -> str | None:
+    """The verb an agentive -er/-or noun is made from (its head's, for a compound:
+    peacekeeper -> keep), or None."""
+    for start in range(len(word) - 4):
+        head = word[start:]
+        for suffix in AGENTIVE_SUFFIXES:
+            if not head.endswith(suffix) or len(head) < len(suffix) + 3:
+                continue
+            stem = head[:-len(suffix)]
+            # camper -> camp, shaver -> shave, skidder -> skid, pacifier -> pacify
+            undoubled = stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] else None
+            for verb in (stem, stem + "e", undoubled, stem[:-1] + "y" if stem.endswith("i") else None):
+                if verb and len(verb) >= 3 and wn.synsets(verb, "v"):
+                    return verb
+    return None
+
+
+def _verbs(lemma, word: str) -> set[str]:
+    """The verbs a sense is derivationally linked to, less a verb spelt like the noun
+    and defined through it (to star: "feature as the star"), which is made from the noun."""
+    return {form.name() for form in lemma.derivationally_related_forms()
+            if form.synset().pos() == "v" and not (form.name() == word and _mentions(form.synset().definition(), word))}
+
+
+def related(wn, word: str, source, target) -> bool:
+    """Whether two senses of ``word`` are plausibly one word extended, not two words
+    that share a spelling (homonyms) or two senses made from a third word (siblings).
+
+    Person and act senses are where WordNet says so: one that is derivationally
+    linked to a verb the other sense is not (a camper, someone who camps; a maroon,
+    someone marooned; an opening, the act of opening) is named from that verb, and so
+    is the person sense of an agentive noun (a jumper, a killer, a tuner): no object,
+    animal or body part extends to it. Other pairs are taken as related when a
+    pattern fits them (its cue, and for ``mention`` patterns the gloss, is the evidence)."""
+    kind = target.synset().lexname()
+    if kind not in ("noun.person", "noun.act") or source.synset().lexname() == kind:
+        return True
+    if kind == "noun.person" and agentive_stem(wn, word):
+        return False
+    return not (_verbs(target, word) - _verbs(source, word))
+
+
+def _mentions(gloss: str, word: str) -> bool:
+    return re.search(rf"\b{re.escape(word.replace('_', ' '))}(s|es)?\b", gloss, re.I) is not None
+
+
+def mentions_source(word: str, source, gloss: str) -> bool:
+    """Positive evidence that a gloss extends ``source`` (a Synset): it names the word,
+    a synonym of the source, or one of the source's hypernyms up to three levels ("a
+    person who resembles a nonhuman primate" for anthropoid, "a perambulator that
+    resembles a bassinet"). "Like" alone is not enough: a cape is not a garment like
+    a headland, though both are "like" something."""
+    if _mentions(gloss, word):
+        return True
+    names, frontier = set(), [source]
+    for _ in range(4):
+        names |= {lemma.name() for synset in frontier for lemma in synset.lemmas()}
+        frontier = [h for synset in frontier for h in synset.hypernyms()]
+    return any(_mentions(gloss, name) for name in names if name.islower() and len(name) > 3)
+
+
+def _more_frequent(a: int, b: int) -> bool:
+    """Whether ``a`` SemCor tags against ``b`` show the first sense to be the more
+    frequent one (one-sided binomial test, p = 1/2)."""
+    n = a + b
+    if a <= b:
+        return False
+    tail = sum(math.comb(n, k) for k in range(a, n + 1)) / 2 ** n
+    return tail < FREQUENCY_ALPHA
+
+
+def direction(word: str, source, target) -> int:
+    """+1 when the evidence says ``source`` is the older sense and ``target`` extends
+    it, 0 when there is none, -1 when any of it says the opposite (also when the rest
+    agrees: an edge whose direction is in doubt is dropped rather than guessed).
+
+    Two kinds of evidence: a gloss that is written through the word in the other
+    sense ("the edible seed of the almond tree" extends the tree; "a shrub bearing
+    cranberries" is named after the berry), and SemCor frequency (the prototype is the
+    more frequent sense: a killer is first someone who kills, not the whale)."""
+    votes = set()
+    in_source, in_target = _mentions(source.synset().definition(), word), _mentions(target.synset().definition(), word)
+    if in_target != in_source:
+        votes.add(1 if in_target else -1)
+    if _more_frequent(source.count(), target.count()):
+        votes.add(1)
+    if _more_frequent(target.count(), source.count()):
+        votes.add(-1)
+    return min(votes, default=0)
+
+
 # --------------------------------------------------------------------------- mining
 
 
@@ -117,14 +231,18 @@ def _fits(p: Pattern, source, target, under: set[str], word: str) -> bool:
     gloss = target.definition()
     if p.cue and not p.cue.search(gloss.replace(word.replace("_", " "), "{word}")):
         return False
-    return not (p.exclude and p.exclude.search(gloss))
+    if p.exclude and p.exclude.search(gloss):
+        return False
+    return not p.mention or mentions_source(word, source, gloss)
 
 
 def explain(wn, word: str, patterns: list[Pattern], prototype_lexnames: Iterable[str]) -> dict | None:
     """The graph the patterns explain unambiguously for one word, or None.
 
     Every ordered pair of the word's (common-noun) senses is tested against every
-    pattern. Left out: a pair two labels fit; a pair that fits both ways; a pattern
+    pattern. Left out: a pair two labels fit; a pair without positive evidence that
+    the two senses are one word (:func:`related`); a pair whose direction the evidence
+    contradicts (:func:`direction`), or, when it fits both ways, does not decide; a pattern
     that fits two targets of one source (which one is meant?); every edge into a sense
     with two possible parents, unless the same pattern fits both and one parent is
     the other's child (the nearer one is kept). What remains is a forest; its largest tree whose root
@@ -144,9 +262,18 @@ def explain(wn, word: str, patterns: list[Pattern], prototype_lexnames: Iterable
             for p in patterns:
                 if _fits(p, s.synset(), t.synset(), under[s.key()], word):
                     fits[(s.key(), t.key())].add((p.name, p.label))
+    by_key = {lemma.key(): lemma for lemma in lemmas}
     edges = {}
     for (s, t), found in fits.items():
-        if len({label for _, label in found}) != 1 or (t, s) in fits:
+        if len({label for _, label in found}) != 1:
+            continue
+        if (t, s) in fits and {label for _, label in fits[(t, s)]} != {label for _, label in found}:
+            continue
+        if not related(wn, word, by_key[s], by_key[t]):
+            continue
+        # A pair that fits both ways (a plant and its fruit) takes the direction the
+        # evidence gives; one way only, the edge stays unless the evidence runs against it.
+        if direction(word, by_key[s], by_key[t]) < (1 if (t, s) in fits else 0):
             continue
         edges[(s, t)] = sorted(found)[0]
     # A sense that fits under a parent and under that parent's own parent hangs from
@@ -176,7 +303,6 @@ def explain(wn, word: str, patterns: list[Pattern], prototype_lexnames: Iterable
     if best is None:
         return None
     _, root, part = best
-    by_key = {lemma.key(): lemma for lemma in lemmas}
     kept = sorted((e for e in edges if e[0] in part), key=lambda e: (numbers[e[0]], numbers[e[1]]))
     return {
         "word": word, "source": "wordnet-patterns",
@@ -303,18 +429,50 @@ def paths(graph: dict) -> list[list[str]]:
 # --------------------------------------------------------------------------- ChainNet import
 
 
+SPLIT_SENSE = re.compile(r"%M(\d+)([AB])$")
+
+
+def _chainnet_key(key: str, real: dict[str, dict]) -> tuple[str | None, str]:
+    """A ChainNet sense id as a WordNet 3.0 sense key: (key, kind), kind one of
+    "wordnet", "split" (``word%M3B``: half B of the word's WordNet sense 3, which
+    ChainNet split in two; the half is mapped onto that sense) and "virtual"
+    (``word%V1``, a sense ChainNet added: no WordNet key, None)."""
+    if "%V" in key:
+        return None, "virtual"
+    split = SPLIT_SENSE.search(key)
+    if split:
+        number = int(split.group(1))
+        found = [k for k, v in real.items() if v["number"] == number]
+        return (found[0] if found else None), "split"
+    return key, "wordnet"
+
+
+def _edge_file_text(path: Path, what: str = "ChainNet edge file") -> str:
+    """The text of an input file; a missing, binary or non-UTF-8 one is a :class:`GraphError`."""
+    try:
+        return read_text(path, what)
+    except UserError as err:
+        raise GraphError(str(err)) from None
+
+
 def import_chainnet(path: Path | str, wn) -> tuple[list[dict], dict[str, Any]]:
     """Graphs from a ChainNet-format edge file (TSV: wordform, from_sense_id, to_sense_id, label).
 
-    ChainNet's virtual senses (``word%V1``, senses it split or added) are not WordNet
-    senses: edges that touch one are skipped and counted. Each weakly connected
-    component of a word's edges becomes one graph (``word``, ``word/2``, ...); a
-    component that fails :func:`validate` raises with the file and the lines of its edges.
+    ChainNet's own ids besides WordNet sense keys: ``word%V1`` is a virtual sense
+    (one ChainNet added; no WordNet sense), and ``word%M3A`` / ``word%M3B`` are the
+    two halves of WordNet sense 3 of the word, which ChainNet split in two. Edges that
+    touch a virtual sense are skipped. A split half is mapped onto its WordNet sense
+    where the word's graph stays valid: an edge between the two halves of one sense
+    (a loop once mapped) or one repeating an edge already there is skipped, and when
+    the mapped edges would break the word's graph (a cycle, two roots) all of that
+    word's split-sense edges are skipped instead. Every skip and mapping is counted.
+    Each weakly connected component of a word's edges becomes one graph (``word``,
+    ``word/2``, ...); a component that fails :func:`validate` raises with the file and
+    the lines of its edges.
     """
     path = Path(path)
-    by_word: dict[str, list[tuple[int, str, str, str]]] = defaultdict(list)
-    skipped = defaultdict(int)
-    with open(path, encoding="utf-8", newline="") as handle:
+    rows_of: dict[str, list[tuple[int, str, str, str]]] = defaultdict(list)
+    with io.StringIO(_edge_file_text(path), newline="") as handle:
         reader = csv.reader(handle, delimiter="\t")
         header = next(reader, None)
         if header is None or [h.strip() for h in header[:4]] != ["wordform", "from_sense_id", "to_sense_id", "label"]:
@@ -328,33 +486,77 @@ def import_chainnet(path: Path | str, wn) -> tuple[list[dict], dict[str, Any]]:
             word, s, t, label = (x.strip() for x in row[:4])
             if label not in LABELS:
                 raise GraphError(f"{path}:{line}: label {label!r} is not one of {LABELS}")
-            if "%V" in s or "%V" in t:
+            rows_of[word].append((line, s, t, label))
+    skipped: dict[str, int] = defaultdict(int)
+    mapped: dict[str, int] = defaultdict(int)
+    graphs = []
+    for word in sorted(rows_of):
+        real = word_senses(wn, word.replace(" ", "_"))
+        rows, split_rows = [], []
+        for line, s, t, label in rows_of[word]:
+            (ks, kind_s), (kt, kind_t) = _chainnet_key(s, real), _chainnet_key(t, real)
+            if "virtual" in (kind_s, kind_t):
                 skipped["virtual sense"] += 1
                 continue
-            by_word[word].append((line, s, t, label))
-    graphs = []
-    for word in sorted(by_word):
-        rows = by_word[word]
-        real = word_senses(wn, word.replace(" ", "_"))
-        for line, s, t, _ in rows:
-            for key in (s, t):
+            for key, kind, raw in ((ks, kind_s, s), (kt, kind_t, t)):
                 if key not in real:
-                    raise GraphError(f"{path}:{line}: {key} is not a WordNet 3.0 noun sense of {word!r}; "
-                                     "sense keys must be WordNet 3.0's (e.g. can%1:06:00::)")
-        g = nx.DiGraph([(s, t) for _, s, t, _ in rows])
-        parts = sorted(nx.weakly_connected_components(g), key=lambda p: min(real[k]["number"] for k in p))
-        for k, part in enumerate(parts, 1):
-            mine_rows = [r for r in rows if r[1] in part]
-            roots = [n for n in part if g.in_degree(n) == 0]
-            graph = {"word": word.replace(" ", "_"), "id": word if k == 1 else f"{word}/{k}",
-                     "source": f"chainnet:{path.name}",
-                     "senses": {n: real[n] for n in sorted(part, key=lambda n: real[n]["number"])},
-                     "prototype": roots[0] if len(roots) == 1 else None,
-                     "edges": [[s, t, label] for _, s, t, label in mine_rows], "patterns": {}}
-            lines = ",".join(str(r[0]) for r in mine_rows)
-            validate(graph, wn, where=f"{path}:{lines} ({word})")
-            graphs.append(graph)
-    return graphs, {"file": str(path), "graphs": len(graphs), "skipped_edges": dict(skipped)}
+                    what = (f"{raw} names WordNet sense {SPLIT_SENSE.search(raw).group(1)} of {word!r}, which has "
+                            f"{len(real)} noun senses" if kind == "split" else
+                            f"{raw} is not a WordNet 3.0 noun sense of {word!r}")
+                    raise GraphError(f"{path}:{line}: {what}; sense ids are WordNet 3.0 keys (e.g. can%1:06:00::), "
+                                     "ChainNet's split halves (word%M3A) or virtual senses (word%V1)")
+            (split_rows if "split" in (kind_s, kind_t) else rows).append((line, ks, kt, label))
+        kept = _with_split_senses(path, word, rows, split_rows, real, wn, skipped, mapped)
+        graphs += _chainnet_graphs(path, word, kept, real, wn)
+    info = {"file": str(path), "graphs": len(graphs), "skipped_edges": dict(skipped)}
+    if mapped:
+        info["mapped_edges"] = dict(mapped)
+    return graphs, info
+
+
+def _with_split_senses(path, word, rows, split_rows, real, wn, skipped, mapped) -> list:
+    """``rows`` plus the split-sense edges mapped onto their WordNet senses, where that
+    keeps every component of the word valid (else none of them; the skips counted)."""
+    seen = {(s, t) for _, s, t, _ in rows}
+    extra = []
+    for line, s, t, label in split_rows:
+        if s == t:
+            skipped["split sense: the two halves of one WordNet sense"] += 1
+        elif (s, t) in seen:
+            skipped["split sense: repeats an edge once mapped"] += 1
+        else:
+            seen.add((s, t))
+            extra.append((line, s, t, label))
+    if not extra:
+        return rows
+    try:
+        _chainnet_graphs(path, word, rows + extra, real, wn)
+    except GraphError:
+        skipped["split sense: mapped edges would break the graph"] += len(extra)
+        return rows
+    mapped["split sense"] += len(extra)
+    return rows + extra
+
+
+def _chainnet_graphs(path, word: str, rows: list, real: dict, wn) -> list[dict]:
+    """One validated graph per weakly connected component of a word's edges."""
+    if not rows:
+        return []
+    g = nx.DiGraph([(s, t) for _, s, t, _ in rows])
+    parts = sorted(nx.weakly_connected_components(g), key=lambda p: min(real[k]["number"] for k in p))
+    out = []
+    for k, part in enumerate(parts, 1):
+        mine_rows = sorted((r for r in rows if r[1] in part), key=lambda r: r[0])
+        roots = [n for n in part if g.in_degree(n) == 0]
+        graph = {"word": word.replace(" ", "_"), "id": word if k == 1 else f"{word}/{k}",
+                 "source": f"chainnet:{Path(path).name}",
+                 "senses": {n: real[n] for n in sorted(part, key=lambda n: real[n]["number"])},
+                 "prototype": roots[0] if len(roots) == 1 else None,
+                 "edges": [[s, t, label] for _, s, t, label in mine_rows], "patterns": {}}
+        lines = ",".join(str(r[0]) for r in mine_rows)
+        validate(graph, wn, where=f"{path}:{lines} ({word})")
+        out.append(graph)
+    return out
 
 
 # --------------------------------------------------------------------------- human decisions
