@@ -3,9 +3,10 @@
 The graphs come from WordNet 3.0 through the regular-polysemy patterns (or from
 ChainNet-format files named in the config or with ``--input chainnet=FILE``), after
 the ``sense-graph-audit`` decisions. Sentences come from WordNet's examples (and
-unified-format WSD corpora). Each word whose prototype has a Twemoji drawing gets
-one SVG schema per sense, all reusing one core through ``<defs>``/``<use>``, each
-checked by :mod:`cogforge.svgcheck` before it is rendered.
+unified-format WSD corpora). Each word whose prototype has a curated Twemoji drawing
+(``load_cores``) gets one SVG schema per sense, all reusing one core through
+``<defs>``/``<use>``, each checked by :mod:`cogforge.svgcheck` before it is rendered;
+its settings are dealt so that none tells a prototype from an extension (``settings_for``).
 
 Tasks (``task`` ids):
 
@@ -47,6 +48,7 @@ from builders._filtering import filter_shortcuts
 from cogforge import __version__, svgcheck
 from cogforge.buildio import BuildWriter
 from cogforge.config import Schema, check_splits, load
+from cogforge.errors import UserError
 from cogforge.positions import Positions
 from cogforge.record import Item
 from cogforge.stats import build_stats
@@ -124,7 +126,10 @@ def mined_graphs(wn, patterns_path: Path, wordnet_dir: str | None, progress: boo
     file's hashes (mining reads every noun: ~12 s here; a warm load takes milliseconds)."""
     import hashlib
 
-    key = hashlib.sha256(patterns_path.read_bytes()).hexdigest()[:16]
+    # the offensive-sense exclusion decides which senses the miner sees
+    # the miner's own code is part of the key: a change to its evidence rules must re-mine
+    key = hashlib.sha256(patterns_path.read_bytes() + wordnet.offensive_fingerprint().encode()
+                         + Path(sense_graphs.__file__).read_bytes()).hexdigest()[:16]
     fp = wordnet.fingerprint(wordnet.wordnet_dir(wordnet_dir))
     cache = wordnet.CACHE / f"cogevolve-graphs-{GRAPH_CACHE_FORMAT}-{fp}-{key}.json"
     if cache.is_file():
@@ -137,13 +142,60 @@ def mined_graphs(wn, patterns_path: Path, wordnet_dir: str | None, progress: boo
     return graphs
 
 
+def drop_offensive(graphs: list[dict], sents: list[dict], table: wordnet.Offensive, wn) -> tuple[list, list, dict]:
+    """The graphs and sentences without an offensive sense (a slur or an obscenity).
+
+    The miner never sees one; ChainNet files and decisions can bring one in. Such a
+    sense leaves its graph with every sense reached only through it (its chain to the
+    prototype is gone); a graph whose prototype is offensive, or that keeps fewer than
+    two senses, is dropped; a sentence in such a sense is dropped. Returns the counts
+    the manifest records (``sources.offensive``)."""
+    import networkx as nx
+
+    counts: Counter = Counter()
+    kept = []
+    for graph in graphs:
+        bad = {key for key in graph["senses"] if table.sense(key)}
+        if not bad:
+            kept.append(graph)
+            continue
+        counts["senses (offensive)"] += len(bad)
+        g = sense_graphs.to_networkx(graph)
+        g.remove_nodes_from(bad)
+        root = graph["prototype"]
+        reach = {root} | nx.descendants(g, root) if root in g else set()
+        counts["senses (cut off from the prototype)"] += len(graph["senses"]) - len(bad) - len(reach)
+        if len(reach) < 2:
+            counts["graphs dropped"] += 1
+            continue
+        counts["graphs pruned"] += 1
+        pruned = {**graph, "senses": {k: v for k, v in graph["senses"].items() if k in reach},
+                  "edges": [e for e in graph["edges"] if e[0] in reach and e[1] in reach],
+                  "patterns": {k: v for k, v in graph.get("patterns", {}).items()
+                               if set(k.split(">")) <= reach}}
+        kept.append(sense_graphs.lexical(wn(), {k: v for k, v in pruned.items() if k != "lexical"}))
+    clean = [s for s in sents if not table.sense(s["sense"])]
+    counts["sentences"] = len(sents) - len(clean)
+    return kept, clean, {k: v for k, v in sorted(counts.items()) if v}
+
+
 def load_config(path: Path | str | None = None, inputs: dict[str, list[str]] | None = None) -> dict:
     config = load(Path(path or DEFAULT_CONFIG), Config).model_dump()
     for key, paths in (inputs or {}).items():
         if key not in ("chainnet", "wsd_xml"):
-            raise SystemExit(f"--input {key}=...: cogevolve takes chainnet=FILE or wsd_xml=FILE")
+            raise UserError(f"--input {key}=...: cogevolve takes chainnet=FILE or wsd_xml=FILE")
         config[key] = list(config[key]) + list(paths)
     return config
+
+
+class _Deferred:
+    """Stands for the WordNet reader and loads it on first use (loading takes seconds)."""
+
+    def __init__(self, load):
+        self._load = load
+
+    def __getattr__(self, name: str):
+        return getattr(self._load(), name)
 
 
 def _resolve(path: str) -> Path:
@@ -177,44 +229,79 @@ def leaks(text: str, forms: list[str]) -> bool:
 # --------------------------------------------------------------------------- images
 
 
-def load_cores() -> dict[str, str]:
-    """Synset name -> emoji code points, from CONSTRUCTURE's curated emoji map."""
+CORES = ROOT / "generators" / "data" / "cogevolve_cores.tsv"
+
+
+def load_cores(path: Path = CORES) -> dict[str, tuple[str, str] | None]:
+    """Prototype synset -> (emoji code points, the synset the drawing shows), or None
+    where a drawing is withdrawn: CONSTRUCTURE's curated emoji map (each emoji shows
+    its own synset), overridden by CogEvolve's curated ``cogevolve_cores.tsv``."""
+    from cogforge.errors import UserError
     from generators.constructure import load_emoji_map
 
-    out = {}
+    out: dict[str, tuple[str, str] | None] = {}
     for entry in load_emoji_map():
-        out.setdefault(entry.synset, entry.codepoints)
+        out.setdefault(entry.synset, (entry.codepoints, entry.synset))
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 4 or not parts[3].strip():
+            raise UserError("expected 'prototype synset<TAB>code points or -<TAB>depicted synset<TAB>why'; "
+                            "fix the line", path, number)
+        synset, points, depicted, _why = parts
+        out[synset] = None if points == "-" else (points, depicted)
     return out
 
 
-def core_for(graph: dict, cores: dict[str, str]) -> tuple[str, str] | None:
-    """(code points, depicted synset): the prototype's own emoji, else a direct hypernym's."""
-    synset_name = graph["senses"][graph["prototype"]]["synset"]
-    if synset_name in cores:
-        return cores[synset_name], synset_name
-    for hyper in graph["lexical"]["prototype_hypernyms"]:
-        if hyper in cores:
-            return cores[hyper], hyper
-    return None
+def core_for(graph: dict, cores: dict[str, tuple[str, str] | None]) -> tuple[str, str] | None:
+    """(code points, depicted synset) of the prototype's drawing, or None: a word is drawn
+    only when a curated line says the drawing shows its prototype (never a hypernym's
+    drawing picked automatically: a banana plant is not a herb sprig)."""
+    return cores.get(graph["senses"][graph["prototype"]]["synset"])
 
 
 _SCENE_BY_LEXNAME = {"noun.food": "dish", "noun.group": "institution", "noun.attribute": "swatch",
                      "noun.shape": "outline", "noun.quantity": "contents", "noun.act": "action"}
+# How a prototype is drawn: the thing where one meets it (food served, a plant in its
+# pot, a tool in a hand), in the same kinds of picture extensions use, so that "the
+# picture without a person" or "the plain picture" is not "the prototype"; an animal or
+# an object alone or beside a person, by turns.
+_PROTOTYPE_BY_LEXNAME = {"noun.food": "dish", "noun.plant": "potted", "noun.artifact": "person-part"}
 
 
-def scene_for(graph: dict, key: str, patterns: dict[str, str]) -> str:
-    """The scene kind of a sense: its pattern's, else by lexicographer file and label."""
+def scene_for(graph: dict, key: str, patterns: dict[str, str], turn: int = 0) -> str:
+    """How a sense is depicted (:func:`generators.cogevolve.schemas.depiction`): the
+    prototype by what it is, an extension by its pattern's ``scene``, else by its
+    lexicographer file and label; ``turn`` alternates a lone prototype with one beside a person."""
+    lexname = graph["senses"][key]["lexname"]
     if key == graph["prototype"]:
-        return "prototype"
+        return _PROTOTYPE_BY_LEXNAME.get(lexname, ("specimen", "companion")[turn % 2])
     parent = next((s for s, t, _ in graph["edges"] if t == key), None)
     label = next(label for s, t, label in graph["edges"] if t == key)
     name = graph.get("patterns", {}).get(f"{parent}>{key}")
     if name in patterns:
         return patterns[name]
-    lexname = graph["senses"][key]["lexname"]
     if lexname == "noun.person":
         return "person-like" if label == "metaphor" else "person-part"
     return _SCENE_BY_LEXNAME.get(lexname, "outline" if label == "metaphor" else "emblem")
+
+
+def settings_for(graph: dict, ledger: Counter, rng: random.Random) -> dict[str, str]:
+    """A setting (:data:`generators.cogevolve.schemas.SETTINGS`) for each sense of the word:
+    different settings within a word where there are enough, and across the build each
+    setting as often for prototypes as for extensions (``ledger`` counts (setting, role)
+    over the words drawn so far), so that the backdrop says nothing about the role."""
+    keys = list(graph["senses"])
+    rng.shuffle(keys)
+    out: dict[str, str] = {}
+    for key in keys:
+        role = "prototype" if key == graph["prototype"] else "extension"
+        free = [s for s in schemas.SETTINGS if s not in out.values()] or list(schemas.SETTINGS)
+        least = min(ledger[(s, role)] for s in free)
+        out[key] = rng.choice([s for s in free if ledger[(s, role)] == least])
+        ledger[(out[key], role)] += 1
+    return out
 
 
 # --------------------------------------------------------------------------- helpers
@@ -255,13 +342,16 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     wn = functools.cache(lambda: wordnet.reader(config.get("wordnet_dir")))  # only when something needs it
     patterns_path = _resolve(config["patterns"])
     patterns, _concrete = sense_graphs.load_patterns(patterns_path)
-    graphs = mined_graphs(wn, patterns_path, config.get("wordnet_dir"), progress)
-    sources = {"wordnet-patterns": len(graphs)}
-    imported = []
+    # Input files are read before WordNet is loaded or mined, so a bad file fails in a
+    # moment: a ChainNet file's format is checked before its sense keys need WordNet.
+    sources, imported = {}, []
     for path in config["chainnet"]:
-        found, info = sense_graphs.import_chainnet(_resolve(path), wn())
+        found, info = sense_graphs.import_chainnet(_resolve(path), _Deferred(wn))
         imported += [sense_graphs.lexical(wn(), g) for g in found]
         sources[f"chainnet:{Path(path).name}"] = info
+    corpora = {path: sentences.read_wsd_xml(_resolve(path)) for path in config["wsd_xml"]}
+    graphs = mined_graphs(wn, patterns_path, config.get("wordnet_dir"), progress)
+    sources["wordnet-patterns"] = len(graphs)
     if imported:
         replaced = {g["word"] for g in imported}
         graphs = [g for g in graphs if g["word"] not in replaced] + imported
@@ -274,9 +364,10 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     sents = sentences.wordnet_examples(graphs)
     corpus_counts = {}
     for path in config["wsd_xml"]:
-        found, info = sentences.import_wsd_xml(_resolve(path), graphs)
+        found, info = sentences.import_wsd_xml(_resolve(path), graphs, corpus=corpora[path])
         sents += found
         corpus_counts[Path(path).name] = info
+    graphs, sents, offended = drop_offensive(graphs, sents, wordnet.offensive(config.get("wordnet_dir")), wn)
     split_of = split_words(sorted({g["word"] for g in graphs}), config["splits"], seed)
     scene_of_pattern = {p.name: p.scene for p in patterns}
     twemoji = Path(config.get("twemoji_dir") or ROOT / ".cache" / "twemoji")
@@ -289,17 +380,30 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         schema_of: dict[str, dict[str, dict]] = {}  # graph id -> sense key -> image record
         svg_source: dict[str, str] = {}  # build path -> SVG text (for 3b-svg)
         drawn_by: dict[str, str] = {}  # PNG sha256 -> graph id: no picture is shared by two words
+        colours = schemas.load_colours()
+        backdrops: Counter = Counter()  # (setting, role) -> senses drawn so far
         imaged = [g for g in graphs if core_for(g, cores)]
-        for graph in tqdm(imaged, desc="schemas", unit="word", disable=not progress):
+        for turn, graph in enumerate(tqdm(imaged, desc="schemas", unit="word", disable=not progress)):
             points, depicted = core_for(graph, cores)
+            kinds = {key: scene_for(graph, key, scene_of_pattern, turn) for key in graph["senses"]}
+            proto = graph["prototype"]
+            if kinds[proto] in [kind for key, kind in kinds.items() if key != proto]:
+                # a coconut and its flesh both on a plate would look alike: the thing on its own
+                kinds[proto] = ("specimen", "companion")[turn % 2]
+            unnamed = [k for k, kind in kinds.items() if kind == "swatch" and k not in colours]
+            if unnamed:  # a swatch in the drawing's own colours shows a yellow "teal"
+                dropped["schemas (a colour sense missing from cogevolve_colours.tsv)"] += 1
+                continue
             srng = random.Random(f"cogevolve:{seed}:{graph['id']}:svg")
             core_id = "k" + "".join(srng.choice("0123456789") for _ in range(8))
             core, colour = schemas.core_group(schemas.core_file(twemoji, points).read_bytes(), core_id)
+            backdrop = settings_for(graph, backdrops, srng)
             records = {}
             for key in graph["senses"]:
-                kind = scene_for(graph, key, scene_of_pattern)
+                kind = kinds[key]
+                paint = colours[key] if kind == "swatch" else colour
                 for _ in range(50):  # another word with the same core may have drawn the same picture
-                    svg = schemas.compose(core, core_id, colour, kind, srng)
+                    svg = schemas.compose(core, core_id, paint, kind, backdrop[key], srng)
                     png = schemas.render(svg)
                     digest = hashlib.sha256(png).hexdigest()
                     if drawn_by.setdefault(digest, graph["id"]) == graph["id"]:
@@ -311,9 +415,13 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                 svg_source[svg_path] = svg.decode()
                 records[key] = {"sense": key, "svg": svg_path, "png": writer.add_image(png),
                                 "core_sha256": checked.core_sha256, "elements": checked.elements,
-                                "png_bytes": len(png), "scene": kind, "core": {"emoji": points, "synset": depicted}}
+                                "png_bytes": len(png), "scene": backdrop[key], "depiction": kind,
+                                "core": {"emoji": points, "synset": depicted}}
+                if kind == "swatch":
+                    records[key]["colour"] = paint
             if len({r["core_sha256"] for r in records.values()}) != 1:
-                raise svgcheck.SVGError(f"{graph['id']}: the core differs between the word's images")
+                raise svgcheck.SVGError([svgcheck.Problem(graph["id"], "core-differs", "core",
+                                                          "the core differs between the word's images")])
             if any(Path(r["png"]).stem in rejected_images for r in records.values()):
                 dropped["schemas (a picture rejected in cogevolve-schema-audit)"] += 1
                 continue  # 1b-t2i and 3b show all of a word's pictures: one bad one spoils them
@@ -461,7 +569,8 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             "wordnet": {"dir": str(wordnet.wordnet_dir(config.get("wordnet_dir"))),
                         "fingerprint": wordnet.fingerprint(wordnet.wordnet_dir(config.get("wordnet_dir")))},
             "media": {"mode": "RGB", "size": [schemas.SIZE, schemas.SIZE]},
-            "sources": {"graphs": sources, "decisions": decided, "corpora": corpus_counts},
+            "sources": {"graphs": sources, "decisions": decided, "corpora": corpus_counts,
+                        "offensive": offended},
             "counts": {"items": len(items), "images": len({p for i in items for p in i.images}),
                        "graphs": len(graphs), "schemas": sum(map(len, schema_of.values())),
                        "by_task": dict(sorted(counters.items())), "dropped_questions": dict(sorted(dropped.items()))},

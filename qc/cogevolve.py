@@ -13,6 +13,13 @@ by WordNet sense number, by SemCor tag count and, for images, by fewest drawn
 elements or smallest PNG first; the first option for Tiers 1a/1b; the majority role
 for Tier 2. A baseline more than 5 points above chance warns, one whose whole
 interval lies above that line is an error.
+
+Pictures (:func:`picture_checks`): each word's core is the curated drawing of its
+prototype (no two words share a drawing that was not curated for both); each scene
+kind (the setting a sense is drawn in) is used for prototypes about as often as for
+extensions; "the image whose scene kind is most often a prototype's comes first" is
+audited on Tier 3b like the other baselines; a colour swatch is painted in the colour
+its sense names (hue and lightness of the rendered PNG against ``cogevolve_colours.tsv``).
 """
 
 from __future__ import annotations
@@ -186,9 +193,11 @@ def check_cogevolve(build: Build) -> CheckResult:
         if len(cores) > 1:
             out.findings.append(Finding("error", "svg", gid, f"{len(cores)} different cores among the word's images"))
 
-    audits = shortcut_audits(build, out)
+    pictures, balance = picture_checks(build, graphs, records, out)
+    audits = shortcut_audits(build, out) + pictures
     out.stats = {"items_checked": len(build.items), "items_with_problems": bad, "graphs": len(graphs),
-                 "schemas_checked": len(records), "words": len(splits_of), "audits": audits}
+                 "schemas_checked": len(records), "words": len(splits_of), "audits": audits,
+                 "scene_balance": balance}
     return out
 
 
@@ -254,6 +263,70 @@ def shortcut_audits(build: Build, out: CheckResult) -> list[dict]:
         top = Counter(i.answer for i in items).most_common(1)[0][1]
         rows.append(_audit(out, "majority role", "2", top, len(items), 1 / 3))
     return rows
+
+
+SCENE_BALANCE = 0.15  # a scene kind's prototype share may stray this far from the build's
+
+
+def picture_checks(build: Build, graphs: dict, records: dict, out: CheckResult) -> tuple[list[dict], list[dict]]:
+    """Cores, scene-kind balance, the first 3b image from scene kind, swatch colours;
+    returns the audit rows and each scene kind's prototype share."""
+    from builders.cogevolve import core_for, load_cores
+    from generators.cogevolve.schemas import load_colours, same_colour, swatch_colour
+
+    cores, colours = load_cores(), load_colours()
+    roles: dict[str, Counter] = defaultdict(Counter)  # scene kind -> role -> images
+    words_of_core: dict[str, set] = defaultdict(set)
+    for rel, (word, gid, r) in sorted(records.items()):
+        graph = graphs.get(gid)
+        if graph is None or "scene" not in r:
+            continue
+        curated = core_for({"prototype": graph["prototype"], "senses": graph["senses"]}, cores)
+        if curated is None or curated[0] != r["core"]["emoji"]:
+            out.findings.append(Finding("error", "cogevolve-pictures", rel,
+                                        f"the core U+{r['core']['emoji']} is not the curated drawing of "
+                                        f"{graph['senses'][graph['prototype']]['synset']}"))
+        words_of_core[r["core"]["emoji"]].add(word)
+        roles[r["scene"]]["prototype" if r["sense"] == graph["prototype"] else "extension"] += 1
+        if r.get("depiction", r["scene"]) == "swatch":  # builds before 2026-11 had one kind for both
+            named = colours.get(r["sense"])
+            png = build.path / r["png"]
+            if named is None:
+                out.findings.append(Finding("error", "cogevolve-pictures", rel,
+                                            f"{r['sense']} is drawn as a swatch but names no colour in the table"))
+            elif png.is_file() and not same_colour(drawn := swatch_colour(png.read_bytes()), named):
+                out.findings.append(Finding("error", "cogevolve-pictures", r["png"],
+                                            f"the swatch of {r['sense']} is painted #{bytes(drawn).hex().upper()}, "
+                                            f"not the named {named}"))
+    total = Counter()
+    for counts in roles.values():
+        total.update(counts)
+    share = total["prototype"] / max(1, sum(total.values()))
+    balance, rows = [], []
+    for kind, counts in sorted(roles.items()):
+        n = sum(counts.values())
+        mine = counts["prototype"] / n
+        balance.append({"baseline": "scene kind's prototype share", "target": kind, "n": n,
+                     "accuracy": round(mine, 4), "chance": round(share, 4)})
+        if n >= MIN_ITEMS and (abs(mine - share) > SCENE_BALANCE or not counts["prototype"] or not counts["extension"]):
+            out.findings.append(Finding("error", "cogevolve-pictures", kind,
+                                        f"scene kind {kind!r} draws {counts['prototype']} prototypes and "
+                                        f"{counts['extension']} extensions ({100 * mine:.0f}% prototypes against "
+                                        f"{100 * share:.0f}% in the build): the scene tells the role"))
+    rate = {kind: (counts["prototype"] + 1) / (sum(counts.values()) + 2) for kind, counts in roles.items()}
+    for stratum in ("N=2", "N>2"):
+        items = [i for i in build.items if i.task == "3b" and i.meta["stratum"] == stratum]
+        if items:
+            hits, c = 0.0, 0.0
+            for item in items:
+                scene = {r["sense"]: r.get("scene") for r in item.meta["image_records"]}
+                shown = list(item.meta["id_map"].values())
+                best = max(rate.get(scene.get(k), 0.0) for k in shown)
+                tied = [k for k in shown if rate.get(scene.get(k), 0.0) == best]
+                hits += (item.meta["path"][0] in tied) / len(tied)
+                c += 1 / len(shown)
+            rows.append(_audit(out, "first image by scene kind", f"3b {stratum}", hits, len(items), c / len(items)))
+    return rows, balance
 
 
 CHECKS = [("cogevolve", check_cogevolve)]
