@@ -17,9 +17,12 @@ concept, the last level is the concept in the image. For a chain of length N:
 A model reads option *names*, not synsets, so every question is judged under every
 WordNet noun sense of every displayed name (:func:`judge`), on the full graph
 (hypernyms and instance hypernyms through any path): the answer must be right under
-every reading that fits the image and every distractor wrong under all of them. A
-distractor that breaks this is redrawn; a question that cannot be made unambiguous
-is dropped and counted. Two questions that a model would see identically (same
+every reading that fits the image and every distractor wrong under all of them. Each
+role's candidates are cut to those that pass; a question that cannot be made
+unambiguous is dropped and counted. Which candidate fills a role is chosen for the
+whole task at once (:class:`Ledger`, :func:`assign`) so that each option text is the
+answer about once in every four showings, and neither the rarest nor the commonest
+text of a question points at its answer. Two questions that a model would see identically (same
 text, image bytes, options and answer) are never both made. Chains are split 7:1:2
 so that no chain, and no image, appears in two splits.
 """
@@ -27,9 +30,11 @@ so that no chain, and no image, appears in two splits.
 from __future__ import annotations
 
 import functools
+import math
 import random
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -49,7 +54,19 @@ from generators import wordnet
 NAME = "constructure"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
 TASKS = ["atomic", "abstraction", "concretization", "common-ancestor"]
-_TRIES = 50
+# Exposure balance (:func:`assign`): sweeps of coordinate descent; the ledger cost
+# (squared binomial z, summed over the question's option texts) above which a question
+# is left out rather than shown; and the weights of the per-band and rarest/commonest
+# terms against the per-text one (set on the seed-0 build: with the band term at weight 1
+# and no rank term, "avoid the rarest option" stayed above QC's margin on abstraction).
+SWEEPS = 8
+DROP_COST = 4.0
+BAND_WEIGHT = 4.0
+RANK_WEIGHT = 4.0
+# No option text's answer count may leave its two-sided binomial bound at this P (the
+# tests check 1e-3 over a task's ~1,000 texts); a showing that would costs OUT_OF_BOUND.
+BOUND_P = 1e-5
+OUT_OF_BOUND = 1e3
 
 QUESTIONS = {
     "atomic": "Is the concept depicted in the image {article} {concept}?",
@@ -136,14 +153,27 @@ class Graph:
         return self.isa.senses(name)
 
     def pool(self, key: tuple, make) -> list[str]:
-        """A question's candidate list, filtered once: redraws only re-rank it with the ledger."""
+        """A role's candidate list, made once per key (chains that share it share the list)."""
         if key not in self._pools:
             self._pools[key] = sorted(set(make()))
         return self._pools[key]
 
     def showable(self, node: str) -> bool:
-        """False when every lemma is a missing-value string for table readers (nan.n.01: "nan")."""
-        return wordnet.name_key(self.name(node)) not in self._na
+        """False when every lemma is a missing-value string for table readers (nan.n.01: "nan"),
+        or when the node under its displayed name is offensive (:meth:`offensive`)."""
+        return wordnet.name_key(self.name(node)) not in self._na and not self.offensive(node)
+
+    wordnet_dir: str | None = None  # the build's WordNet folder (None: the default)
+
+    def offensive(self, node: str) -> str | None:
+        """Why the node, shown under its name, is a slur or an obscenity, or None. A name is
+        judged by the sense it is shown in: "taco" the food may be shown, although "taco"
+        also names an ethnic slur; "kaffir cat" may not, though the cat is harmless."""
+        return self._offensive.shown(self.isa.graph.nodes[node]["synset"], self.name(node))
+
+    @functools.cached_property
+    def _offensive(self) -> wordnet.Offensive:
+        return wordnet.offensive(self.wordnet_dir)
 
     @functools.cached_property
     def _na(self) -> frozenset[str]:
@@ -159,7 +189,7 @@ def find_chains(graph: Graph, imaged: list[str], visual: set[str], lo: int, hi: 
         path = graph.isa.tree_path(node)
         suffix: list[str] = []
         for n in reversed(path):
-            if graph.lexname(n) not in visual:
+            if graph.lexname(n) not in visual or graph.offensive(n):  # every chain concept is shown
                 break
             suffix.append(n)
         chain = tuple(reversed(suffix[:hi]))
@@ -169,115 +199,325 @@ def find_chains(graph: Graph, imaged: list[str], visual: set[str], lo: int, hi: 
     return chains
 
 
-def _names(graph: Graph, nodes: list[str]) -> list[str] | None:
-    """The options' displayed names; None when two read the same (no parenthesised hints:
-    a hint is text a model must parse, and the sense check below covers the case)."""
-    names = [graph.name(n) for n in nodes]
-    keys = [wordnet.name_key(n) for n in names]
-    if len(set(keys)) != len(keys) or any(not graph.showable(n) for n in nodes):
-        return None
-    return names
-
-
 def _atomic_question(concept: str) -> str:
     article = "an" if concept[:1].lower() in "aeiou" else "a"
     return QUESTIONS["atomic"].format(article=article, concept=concept)
 
 
-class Ledger:
-    """How often each concept has been an option, and the answer, in one task so far.
+def _band(shown: int) -> int:
+    """A coarse exposure band (1, 2, 3, 4, 5-6, 7-9, 10-14, 15-24, 25-49, 50+ showings)."""
+    return next((b for b in (50, 25, 15, 10, 7, 5) if shown >= b), shown)
 
-    Without care, a concept's role gives the answer away across the benchmark: the
-    chain's top concept is the answer of abstraction questions and never a
-    distractor, brothers are always answers, chain members always distractors. A
-    model (or a baseline) that learns "this text is usually right" would then score
-    without looking at the image (RAVEN's lesson; QC's choices-only audit measures
-    it). So free choices are made to even the rates out: a distractor is drawn from
-    the candidates most often right so far, an answer from those least often right.
+
+@functools.lru_cache(maxsize=None)
+def _outside(shown: int, answered: int, p: float) -> bool:
+    """Is the answer count outside the two-sided exact binomial bound (P < BOUND_P)?"""
+    sd = (shown * p * (1 - p)) ** 0.5
+    if abs(answered - shown * p) < 3.5 * sd:  # well inside: P > 1e-5 (binomial tails at this size)
+        return False
+    pmf = [math.comb(shown, i) * p ** i * (1 - p) ** (shown - i) for i in range(shown + 1)]
+    return 2 * min(sum(pmf[answered:]), sum(pmf[:answered + 1])) < BOUND_P
+
+
+class Ledger:
+    """How often each option text has been shown, and been the answer, in one task.
+
+    A model (or a baseline) that learns "this text is usually right", "this one never
+    is", or "the rarest text is the answer" scores without looking at the image
+    (RAVEN's lesson; QC's blind heuristics measure it). The paper's roles make that
+    easy: the chain's upper concepts are answers of abstraction questions, brothers
+    of common-ancestor ones, the depicted concept's own lineage always distractors.
+    So the ledger keeps *exposure balance*: a text shown S times should be the answer
+    about S/k times (k options). Its cost is the squared gap between the answer count
+    and S/k in binomial standard deviations, per text, plus the same per exposure band
+    (all texts shown about equally often together: texts shown once that are always
+    answers, and texts shown twice that never are, pass one by one but not as a band),
+    plus the same for how often a question's rarest and its commonest text is its
+    answer (what QC's option-frequency heuristics read). A showing that takes a text
+    outside its binomial bound is priced out. :func:`assign` fills every free role so
+    that the total stays small.
     """
 
-    def __init__(self):
-        self.appear: Counter = Counter()
-        self.correct: Counter = Counter()
+    def __init__(self, k: int = 4):
+        self.p = 1 / k
+        self.shown: Counter = Counter()
+        self.answered: Counter = Counter()
+        self.band_shown: Counter = Counter()
+        self.band_answered: Counter = Counter()
+        # questions, and those whose rarest / commonest option text (by showings) is the answer
+        self.questions = self.rarest = self.commonest = 0
 
-    def rate(self, node: str) -> float:
-        return (self.correct[node] + 0.5) / (self.appear[node] + 1)
+    def _z2(self, shown: int, answered: int) -> float:
+        return (answered - shown * self.p) ** 2 / (shown * self.p * (1 - self.p)) if shown else 0.0
 
-    def record(self, nodes: list[str], answer: str) -> None:
-        self.appear.update(nodes)
-        self.correct[answer] += 1
+    def _cost(self, s: int, a: int) -> float:
+        """The part of the total that a text shown s times, a of them as the answer, decides."""
+        b = _band(s)
+        return self._z2(s, a) + BAND_WEIGHT * self._z2(self.band_shown[b], self.band_answered[b])
+
+    def delta(self, name: str, answer: bool) -> float:
+        """How the total cost changes when ``name`` is shown once more.
+
+        A showing that takes the name's answer count further outside its binomial
+        bound costs OUT_OF_BOUND: a question that cannot avoid it is left out.
+        """
+        s, a = self.shown[name], self.answered[name]
+        if _outside(s + 1, a + answer, self.p) and abs(a + answer - (s + 1) * self.p) > abs(a - s * self.p):
+            return OUT_OF_BOUND
+        before = self._cost(s, a)
+        self.add(name, answer)
+        after = self._cost(s + 1, a + answer)
+        moved = _band(s) != _band(s + 1)
+        old_band = self._z2(self.band_shown[_band(s)], self.band_answered[_band(s)]) if moved else 0.0
+        self.add(name, answer, -1)
+        new_band = self._z2(self.band_shown[_band(s + 1)], self.band_answered[_band(s + 1)]) if moved else 0.0
+        return after - before + BAND_WEIGHT * (old_band - new_band)
+
+    def ranks(self, names: list[str], answer: str, new: str) -> tuple[int, int]:
+        """Is the answer the rarest, is it the commonest of ``names`` once ``new`` is shown too?
+
+        Ties break by text as QC's heuristics break them.
+        """
+        shown = {n: self.shown[n] + (n == new) for n in names}
+        return (int(max(names, key=lambda n: (-shown[n], n)) == answer),
+                int(max(names, key=lambda n: (shown[n], n)) == answer))
+
+    def rank_delta(self, rarest: int, commonest: int) -> float:
+        """How the cost of "pick the rarest / commonest option" changes with one more question."""
+        def cost(q: int, r: int, c: int) -> float:
+            return self._z2(q, r) + self._z2(q, c)
+        return RANK_WEIGHT * (cost(self.questions + 1, self.rarest + rarest, self.commonest + commonest)
+                              - cost(self.questions, self.rarest, self.commonest))
+
+    def count(self, ranks: tuple[int, int], times: int = 1) -> None:
+        self.questions += times
+        self.rarest += times * ranks[0]
+        self.commonest += times * ranks[1]
+
+    def add(self, name: str, answer: bool, times: int = 1) -> None:
+        s, a = self.shown[name], self.answered[name]
+        if s:
+            self.band_shown[_band(s)] -= s
+            self.band_answered[_band(s)] -= a
+        s, a = s + times, a + times * answer
+        self.shown[name], self.answered[name] = s, a
+        if s:
+            self.band_shown[_band(s)] += s
+            self.band_answered[_band(s)] += a
 
 
-def _any(_: str) -> bool:
-    return True
-
-
-def _pick(rng: random.Random, pool: list[str], ok, ledger: Ledger | None = None,
-          as_answer: bool = False) -> str | None:
-    """A candidate that passes ``ok``; with a ledger, one that evens the answer rates."""
+def _pick(rng: random.Random, pool: list[str], ok) -> str | None:
+    """A random candidate of ``pool`` that passes ``ok``."""
     candidates = sorted(set(p for p in pool if ok(p)))
-    if not candidates:
-        return None
-    if ledger is not None:
-        # A distractor: the candidate most often the answer so far, by count and then
-        # by rate (an answer-count heuristic then points at it as often as at the
-        # answer); an answer: the one least often right, by rate.
-        keys = {c: (-ledger.rate(c),) if as_answer else (ledger.correct[c], ledger.rate(c)) for c in candidates}
-        best = max(keys.values())
-        candidates = [c for c in candidates if keys[c] == best]
-    return rng.choice(candidates)
+    return rng.choice(candidates) if candidates else None
 
 
-def mcq(graph: Graph, task: str, chain: tuple[str, ...], i: int, rng: random.Random,
-        ledger: Ledger | None = None) -> dict | None:
-    """One abstraction / concretization / common-ancestor question at level i, or None."""
+@dataclass
+class Slot:
+    """One multiple-choice question before its free roles are filled.
+
+    ``pools`` lists, per role, every node that may fill it (fixed roles have one);
+    each node already passes :func:`judge` against the answer, so a choice is valid
+    when the chosen names are distinct. ``chosen`` is filled by :func:`assign`.
+    """
+
+    task: str
+    chain: int
+    level: int
+    answer: str  # the answer's role
+    pools: dict[str, list[tuple[str, str]]]  # role -> [(node, displayed name)]
+    chosen: dict[str, tuple[str, str]] = field(default_factory=dict)
+    ranks: tuple[int, int] | None = None  # what it adds to the ledger's rarest / commonest counts
+
+
+def role_pools(graph: Graph, task: str, chain: tuple[str, ...], i: int) -> tuple[dict[str, list[str]], str] | None:
+    """Every node each option role may take in the question at level i, and the answer's role.
+
+    The paper names the roles (current, upper and lower level, and a positive and a
+    negative one); which upper or lower concept of the lineage fills a role, and which
+    sibling or cousin a negative or brother role takes, is free, and those choices are
+    what :func:`assign` uses to balance exposure.
+    """
     x = chain[-1]
     parent_of = graph.isa.tree_parent
-    n = len(chain)
     up = chain[i - 1] if i > 0 else parent_of.get(chain[0])
     if up is None:
         return None
     if task == "abstraction":
-        lower = chain[i + 1] if i + 1 < n else _pick(rng, graph.children.get(chain[i], []), lambda c: True, ledger)
         # Negative upper: a concept at the upper level's depth outside x's lineage: the
         # upper concept's siblings, or upper concepts of other chains at that depth (so
         # that those, answers elsewhere, also appear here as distractors).
         depth = len(graph.isa.tree_path(up))
-        negative = _pick(rng, graph.pool(("negative upper", up, x), lambda: [
+        negative = graph.pool(("negative upper", up, x), lambda: [
             s for s in graph.children.get(parent_of.get(up, ""), []) + graph.uppers_at.get(depth, [])
-            if s != up and not graph.lineage(x, s)]), _any, ledger)
-        nodes = {"current": chain[i], "lower": lower, "positive upper": up, "negative upper": negative}
-        answer = "positive upper"
-    elif task == "concretization":
-        negative = _pick(rng, graph.pool(("negative lower", chain[i], x), lambda: [
-            c for c in graph.children.get(chain[i], []) if c != chain[i + 1] and not graph.lineage(x, c)]),
-            _any, ledger)
-        nodes = {"current": chain[i], "upper": up, "positive lower": chain[i + 1], "negative lower": negative}
-        answer = "positive lower"
-    else:  # common ancestor
-        lower = chain[i + 1] if i + 1 < n else (chain[i - 2] if i >= 2 else parent_of.get(up))
-        def candidates() -> list[str]:
-            brothers = [s for s in graph.children.get(up, []) if s != chain[i]]
-            nephews = [c for s in brothers for c in graph.children.get(s, [])]
-            # Other chains' concepts under the same parent share it as a common ancestor
-            # too; offering them keeps the answer's name as frequent as the distractors'.
-            cousins = [c for c in graph.chain_concepts if up in graph.anc(c)]
-            return [b for b in brothers + nephews + cousins
-                    if not graph.lineage(x, b) and not graph.lineage(chain[i], b)]
+            if s != up and not graph.lineage(x, s)])
+        # The lower role may also take a second negative upper: x and the kinds of x
+        # below it are never the answer here, and shown in every chain they would be a
+        # cue (at the last level nothing below x describes the image anyway).
+        return {"current": [chain[i]], "lower": list(chain[i + 1:] or graph.children.get(chain[i], [])) + negative,
+                "positive upper": [up], "negative upper": negative}, "positive upper"
+    if task == "concretization":
+        # Negative lower: a concept below the current one outside x's lineage: its
+        # children, or other chains' concepts below it (answers elsewhere).
+        negative = graph.pool(("negative lower", chain[i], x), lambda: [
+            c for c in graph.children.get(chain[i], []) + graph.chain_concepts
+            if c != chain[i] and (c in graph.children.get(chain[i], []) or chain[i] in graph.anc(c))
+            and not graph.lineage(x, c)])
+        # The upper role may also take a second negative lower: the chain's top concepts
+        # are never the answer here, and shown in every question they would be a cue.
+        return {"current": [chain[i]], "upper": (list(chain[:i]) or [up]) + negative,
+                "positive lower": [chain[i + 1]], "negative lower": negative}, "positive lower"
 
-        answer_node = _pick(rng, graph.pool(("brother", up, chain[i], x), candidates), _any, ledger,
-                            as_answer=True)
-        nodes = {"current": chain[i], "upper": up, "lower": lower, "brother": answer_node}
-        answer = "brother"
-    if any(v is None for v in nodes.values()) or len(set(nodes.values())) != 4:
+    def brothers() -> list[str]:
+        siblings = [s for s in graph.children.get(up, []) if s != chain[i]]
+        nephews = [c for s in siblings for c in graph.children.get(s, [])]
+        # Other chains' concepts under the same parent share it as a common ancestor
+        # too; offering them lets a concept that is a distractor elsewhere be the answer.
+        cousins = [c for c in graph.chain_concepts if up in graph.anc(c)]
+        return [b for b in siblings + nephews + cousins if not graph.lineage(x, b) and not graph.lineage(chain[i], b)]
+
+    # The distractors are x's own lineage: upper-level concepts above the current one,
+    # a lower-level one below it (at the last level, a second upper-level concept).
+    # Kinds of x are lineage too, and rarely shown: they balance rare brothers.
+    uppers, kinds = list(chain[:i]), graph.children.get(x, [])
+    return {"current": [chain[i]], "upper": uppers, "lower": (list(chain[i + 1:]) or uppers) + kinds,
+            "brother": graph.pool(("brother", up, chain[i], x), brothers)}, "brother"
+
+
+def _label(graph: Graph, task: str, chain: tuple[str, ...], i: int, role: str, node: str) -> str:
+    """The role an option plays, for ``meta``: a pool that may take a second negative
+    concept (or, in common-ancestor's last level, a second upper one) says which it took."""
+    x = chain[-1]
+    if task == "abstraction" and role == "lower" and not graph.lineage(x, node):
+        return "negative upper"
+    if task == "concretization" and role == "upper" and not graph.is_a(x, node):
+        return "negative lower"
+    if task == "common-ancestor" and role == "lower" and graph.is_a(chain[i], node):
+        return "upper"
+    return role
+
+
+def question_slot(graph: Graph, task: str, chain: tuple[str, ...], index: int, i: int) -> Slot | None:
+    """The question at level i with each role's pool cut to what :func:`judge` accepts, or None."""
+    made = role_pools(graph, task, chain, i)
+    if made is None:
         return None
-    names = _names(graph, list(nodes.values()))
-    if names is None:
+    pools, answer = made
+    x, top = chain[-1], chain[0]
+    named = {role: [(n, graph.name(n)) for n in sorted(set(nodes)) if graph.showable(n)]
+             for role, nodes in pools.items()}
+    named[answer] = [(n, name) for n, name in named[answer] if answerable(graph, task, x, top, name)]
+    if task == "common-ancestor":
+        # a distractor's fault does not depend on the answer here (no right sense at all)
+        keep = lambda name: not any(_right(graph, x, top, s) for s in graph.senses(name))  # noqa: E731
+    else:
+        answer_name = named[answer][0][1] if named[answer] else ""
+        keep = lambda name: beside(graph, task, x, answer_name, name)  # noqa: E731
+    for role in pools:
+        if role != answer:
+            named[role] = [(n, name) for n, name in named[role] if keep(name)]
+    if not all(named.values()):
         return None
-    by_role = dict(zip(nodes, names))
-    if not judge(graph, task, x, chain[0], by_role[answer], [v for k, v in by_role.items() if k != answer]):
-        return None
-    return {"nodes": nodes, "answer": answer}
+    return Slot(task, index, i, answer, named)
+
+
+def _empty(slot: Slot, ledger: Ledger) -> None:
+    for role, (_, name) in slot.chosen.items():
+        ledger.add(name, role == slot.answer, -1)
+    slot.chosen.clear()
+    if slot.ranks is not None:
+        ledger.count(slot.ranks, -1)
+        slot.ranks = None
+
+
+def _fill(slot: Slot, ledger: Ledger, rng: random.Random) -> float | None:
+    """Fill the slot's roles, each with the name whose showing lowers the ledger's cost most.
+
+    Returns the cost added, or None (slot left empty) when two roles could only share a name.
+    """
+    added = 0.0
+    roles = sorted(slot.pools, key=lambda r: len(slot.pools[r]) > 1)
+    for k, role in enumerate(roles):
+        answer, last = role == slot.answer, k == len(roles) - 1
+        taken = {wordnet.name_key(name) for _, name in slot.chosen.values()}
+        scored = []
+        for node, name in slot.pools[role]:
+            if wordnet.name_key(name) in taken:
+                continue
+            delta, guide, ranks = ledger.delta(name, answer), 0.0, None
+            # How the question's frequency ranks read with the options chosen so far: exact
+            # for the last role (and counted), for an earlier one a guide only (a candidate
+            # rarer than the answer already keeps it from being the rarest).
+            if answer or slot.answer in slot.chosen:
+                names = [n for _, n in slot.chosen.values()] + [name]
+                ranks = ledger.ranks(names, name if answer else slot.chosen[slot.answer][1], name)
+                guide = ledger.rank_delta(*ranks)
+            scored.append((delta + guide, rng.random(), (node, name), delta, ranks))
+        if not scored:
+            _empty(slot, ledger)
+            return None
+        total, _, slot.chosen[role], delta, ranks = min(scored)
+        ledger.add(slot.chosen[role][1], answer)
+        added += total if last else delta
+    slot.ranks = ranks
+    ledger.count(ranks)
+    return added
+
+
+def assign(slots: list[Slot], ledger: Ledger, rng: random.Random, sweeps: int = SWEEPS,
+           drop_cost: float = DROP_COST) -> list[Slot]:
+    """Fill every slot's roles to keep the ledger balanced; the slots kept, in chain order.
+
+    Fixed roles are counted first (every chain's lineage is shown many times, and an
+    answer drawn without knowing that would look rarer than its distractors). Each
+    sweep then takes every question back and fills it again knowing all the others
+    (coordinate descent on the ledger's total cost); a question whose best filling
+    still adds more than ``drop_cost`` is left out (its forced names, say a chain's
+    top concept that no question of the task can have as its answer, are shown too
+    often already), and may come back in a later sweep. Two options of one question
+    never share a name. Seeded order and tie-breaks: same seed, same choices.
+    """
+    for slot in slots:
+        for role, pool in slot.pools.items():
+            if len(pool) == 1:
+                slot.chosen[role] = pool[0]
+                ledger.add(pool[0][1], role == slot.answer)
+    order = list(slots)
+    for _ in range(sweeps):
+        rng.shuffle(order)
+        for slot in order:
+            _empty(slot, ledger)
+            added = _fill(slot, ledger, rng)
+            if added is not None and added > drop_cost:
+                _empty(slot, ledger)
+    return sorted((s for s in slots if len(s.chosen) == len(s.pools)), key=lambda s: (s.chain, s.level))
+
+
+def _fits(graph: Graph, x: str, name: str) -> list[str]:
+    """The senses of ``name`` that describe the image: x is it or a kind of it."""
+    return [s for s in graph.senses(name) if graph.is_a(x, s)]
+
+
+def _right(graph: Graph, x: str, top: str, s: str) -> bool:
+    """A sense that shares an ancestor with x within the chain (below its top) outside x's lineage."""
+    return s != top and top in graph.anc(s) and not graph.lineage(x, s)
+
+
+def answerable(graph: Graph, task: str, x: str, top: str, answer: str) -> bool:
+    """Can the name ``answer`` be the keyed option, whatever sense a reader gives it?"""
+    if task in ("abstraction", "concretization"):
+        return bool(_fits(graph, x, answer))
+    senses = graph.senses(answer)
+    return any(_right(graph, x, top, s) for s in senses) and not any(graph.lineage(x, s) for s in senses)
+
+
+def beside(graph: Graph, task: str, x: str, answer: str, other: str) -> bool:
+    """Is ``other`` wrong next to ``answer`` under every reading (abstraction, concretization)?"""
+    for o in _fits(graph, x, other):
+        for a in _fits(graph, x, answer):
+            if (a not in graph.anc(o)) if task == "abstraction" else (o not in graph.anc(a)):
+                return False
+    return True
 
 
 def judge(graph: Graph, task: str, x: str, top: str, answer: str, others: list[str]) -> bool:
@@ -301,23 +541,11 @@ def judge(graph: Graph, task: str, x: str, top: str, answer: str, others: list[s
     case: "cat" also names big_cat.n.01, an ancestor of leopard), and no distractor
     may have a right sense.
     """
+    if not answerable(graph, task, x, top, answer):
+        return False
     if task in ("abstraction", "concretization"):
-        fits = {name: [s for s in graph.senses(name) if graph.is_a(x, s)] for name in [answer, *others]}
-        if not fits[answer]:
-            return False
-        for other in others:
-            for o in fits[other]:
-                for a in fits[answer]:
-                    if (a not in graph.anc(o)) if task == "abstraction" else (o not in graph.anc(a)):
-                        return False
-        return True
-
-    def right(s: str) -> bool:
-        return s != top and top in graph.anc(s) and not graph.lineage(x, s)
-
-    senses = graph.senses(answer)
-    return (any(right(s) for s in senses) and not any(graph.lineage(x, s) for s in senses)
-            and not any(right(s) for name in others for s in graph.senses(name)))
+        return all(beside(graph, task, x, answer, other) for other in others)
+    return not any(_right(graph, x, top, s) for name in others for s in graph.senses(name))
 
 
 def atomic_ok(graph: Graph, shown: str, name: str, yes: bool) -> bool:
@@ -334,6 +562,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     isa = wordnet.load(config.get("wordnet_dir"))
     loaded = time.perf_counter()
     graph = Graph(isa)
+    graph.wordnet_dir = config.get("wordnet_dir")
     visual = set(config["visual_lexnames"])
     by_synset = {data["synset"]: node for node, data in isa.graph.nodes(data=True)}
     sources: dict[str, tuple[str, str]] = {}  # wnid -> (source, key)
@@ -369,12 +598,6 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     # "No" images come from chains of the same split, so that no image is in two splits.
     unrelated_pool = {split: [c[-1] for k, c in enumerate(chains) if split_of[k] == split]
                       for split in weights}
-    ledgers = {task: Ledger() for task in TASKS}
-    # Common ancestor: every chain concept will be a distractor (its lineage) many
-    # times; counting that in advance makes the answer draw prefer brothers that are
-    # other chains' concepts, so an option's frequency does not tell answer from
-    # distractor.
-    ledgers["common-ancestor"].appear.update(n for chain in chains for n in chain)
     pending: list[dict] = []
     seen: set[tuple] = set()  # what a model is shown: question, image, options, answer
     dropped = Counter()
@@ -408,28 +631,35 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             balance[answer] += 1
             pending.append({"task": "atomic", "chain": idx, "level": i, "image": shown, "question": question,
                             "options": ["Yes", "No"], "answer": answer, "roles": {"concept": concept}})
-        for task, levels in (("abstraction", range(1, len(chain))), ("concretization", range(0, len(chain) - 1)),
-                             ("common-ancestor", range(1, len(chain)))):
-            for i in levels:
-                for _ in range(_TRIES):
-                    made = mcq(graph, task, chain, i, crng, ledgers[task])
-                    if made is None:
-                        continue
-                    roles = list(made["nodes"].items())
-                    crng.shuffle(roles)
-                    texts = [graph.name(n) for _, n in roles]
-                    answer = texts[[r for r, _ in roles].index(made["answer"])]
-                    key = (QUESTIONS[task], x, tuple(texts), answer)
-                    if key not in seen:
-                        break
-                else:
+    # Multiple choice: every question's role pools first, then the free roles of each
+    # task filled together (exposure balance needs the whole task in view).
+    for task, first, last in (("abstraction", 1, 0), ("concretization", 0, 1), ("common-ancestor", 1, 0)):
+        slots = []
+        for idx, chain in enumerate(chains):
+            for i in range(first, len(chain) - last):
+                slot = question_slot(graph, task, chain, idx, i)
+                if slot is None:
                     dropped[task] += 1
-                    continue
-                seen.add(key)
-                ledgers[task].record(list(made["nodes"].values()), made["nodes"][made["answer"]])
-                pending.append({"task": task, "chain": idx, "level": i, "image": x,
-                                "question": QUESTIONS[task], "options": texts, "answer": answer,
-                                "roles": dict(roles)})
+                else:
+                    slots.append(slot)
+        filled = assign(slots, Ledger(), random.Random(f"constructure:{seed}:{task}"))
+        dropped[task] += len(slots) - len(filled)
+        for slot in filled:
+            chain = chains[slot.chain]
+            x = chain[-1]
+            roles = [(role, slot.chosen[role][0]) for role in slot.pools]
+            random.Random(f"constructure:{seed}:{x}:{task}:{slot.level}").shuffle(roles)
+            texts = [graph.name(n) for _, n in roles]
+            answer = graph.name(slot.chosen[slot.answer][0])
+            key = (QUESTIONS[task], x, tuple(texts), answer)
+            if key in seen or not judge(graph, task, x, chain[0], answer, [t for t in texts if t != answer]):
+                dropped[task] += 1
+                continue
+            seen.add(key)
+            pending.append({"task": task, "chain": slot.chain, "level": slot.level, "image": x,
+                            "question": QUESTIONS[task], "options": texts, "answer": answer, "roles": dict(roles),
+                            "labels": [_label(graph, task, chain, slot.level, r, n) for r, n in roles]})
+    pending.sort(key=lambda q: (q["chain"], TASKS.index(q["task"]), q["level"]))
     pending = filter_shortcuts(pending, random.Random(f"constructure:{seed}:filter"), dropped, TASKS)
     questioned = time.perf_counter()
 
@@ -455,7 +685,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                 "chain_concept": node_meta(chain[-1]),
                 "question_level": q["level"],
                 "options": [{"text": t, "role": r, **node_meta(n)}
-                            for t, (r, n) in zip(q["options"], q["roles"].items())] if q["task"] != "atomic"
+                            for t, r, n in zip(q["options"], q["labels"], q["roles"].values())] if q["task"] != "atomic"
                 else [{"text": "Yes"}, {"text": "No"}],
                 "answer_letter": chr(65 + q["options"].index(q["answer"])),
                 "split_unit": f"chain-{q['chain']:04d}",

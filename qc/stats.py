@@ -192,6 +192,15 @@ def _question_prior(options, answers, stems):
             for opts, answer, stem in zip(options, answers, stems)]
 
 
+# How often an option's text appears across the task, whatever its answers: a sampler
+# whose answers are rarer (or commoner) texts than its distractors leaks through it
+# (CONSTRUCTURE's first roles did: brothers shown once were answers, a chain's lineage
+# shown everywhere never was). Judged like every other heuristic.
+FREQUENCY_HEURISTICS: dict[str, Callable] = {
+    "most-frequent-option": _option_frequency(1),
+    "least-frequent-option": _option_frequency(-1),
+}
+
 HEURISTICS: dict[str, Callable] = {
     "answer-count": _answer_prior(rate=False),
     "answer-rate": _answer_prior(rate=True),
@@ -203,15 +212,7 @@ HEURISTICS: dict[str, Callable] = {
     "fewest-words": _length(-1, "words"),
     "most-question-words": _question_overlap(1),
     "fewest-question-words": _question_overlap(-1),
-}
-
-# How often an option's text appears across the task. In CONSTRUCTURE this tracks a
-# concept's height in the hierarchy (a chain's upper concepts are shared by many
-# chains, and the paper's distractors are the depicted concept's own lineage), so it
-# measures the task's design more than a sampler's leak: QC reports it as a warning.
-FREQUENCY_HEURISTICS: dict[str, Callable] = {
-    "most-frequent-option": _option_frequency(1),
-    "least-frequent-option": _option_frequency(-1),
+    **FREQUENCY_HEURISTICS,
 }
 
 
