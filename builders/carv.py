@@ -311,8 +311,18 @@ _CHANGE = ("A change alters one property of the scene: which item is shown, how 
            "items there are (one or two), the piece of furniture (table or chair), the "
            "furniture's colour (wooden, red or blue), or where the items are relative to "
            "the furniture (on, under, to the left of, to the right of).")
-_REPLY = ('Describe the resulting image in one short caption, such as "one bowl on a red '
-          'chair". Answer in JSON only: {"caption": "<your caption>"}')
+# The format example's item is none the world draws, so the example is never an answer
+# (QC's `examples` check): "one bowl on a red chair" was the key of 12 items.
+_EXAMPLE_ITEMS = ("vase", "lamp", "clock", "kettle")
+
+
+def _reply() -> str:
+    drawn = {word for forms in load_world().words["subject"].values() for word in forms}
+    noun = next(n for n in _EXAMPLE_ITEMS if n not in drawn)
+    return (f'Describe the resulting image in one short caption, such as "one {noun} on a red '
+            'chair". Answer in JSON only: {"caption": "<your caption>"}')
+
+
 _OPERATION = {
     "union": "Combine them: take every change that is in T1 or in T2 (the union of T1 and T2)",
     "intersection": "Take only the changes that are in both T1 and T2 (the intersection of T1 and T2)",
@@ -324,11 +334,11 @@ def prompt(cell: Cell) -> str:
     if cell.operation == "single":
         return ("You will see 3 images. Images 1 and 2 form a pair: image 2 is image 1 after "
                 f"a set of changes. {_CHANGE} Apply the same changes to image 3, the query "
-                f"image. {_REPLY}")
+                f"image. {_reply()}")
     return ("You will see 5 images. Images 1 and 2 form the first pair: image 2 is image 1 "
             "after a set of changes, T1. Images 3 and 4 form the second pair: image 4 is "
             f"image 3 after a set of changes, T2. {_CHANGE} {_OPERATION[cell.operation]}, "
-            f"and apply those changes to image 5, the query image. {_REPLY}")
+            f"and apply those changes to image 5, the query image. {_reply()}")
 
 
 # --------------------------------------------------------------------------- build

@@ -33,6 +33,7 @@ from cogforge import __version__
 from cogforge.buildio import BuildWriter
 from cogforge.config import Schema, check_splits, load
 from cogforge.config import split_of as shared_split_of
+from cogforge.errors import UserError
 from cogforge.parallel import draw_all
 from cogforge.positions import Positions
 from cogforge.record import Item
@@ -67,7 +68,7 @@ def load_config(path: Path | str | None = None, inputs: dict[str, list[str]] | N
     known = {key: name for name, module in symbols.domains().items() for key in getattr(module, "INPUTS", ())}
     for key in inputs or {}:
         if key not in known:
-            raise SystemExit(f"--input {key}=...: symbols takes {', '.join(f'{k}=FILE' for k in known)}")
+            raise UserError(f"--input {key}=...: symbols takes {', '.join(f'{k}=FILE' for k in known)}")
     return config
 
 
@@ -93,14 +94,16 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     chosen = domains or list(modules)
     unknown = [d for d in chosen if d not in modules]
     if unknown:
-        raise SystemExit(f"--domains: unknown {unknown}; available: {', '.join(modules)}")
+        raise UserError(f"--domains: unknown {unknown}; available: {', '.join(modules)}")
     timings, dropped, sources, wanted_of = {}, Counter(), {}, {}
+    # every domain reads its data and input files first: a bad file fails here, before any work
+    prepared = {name: modules[name].prepare(config["domains"][name], inputs, progress) for name in chosen}
     with BuildWriter(out_dir) as writer:
         drafts = []  # (task id, Task, Draft)
         for name in chosen:
             module = modules[name]
             t0 = time.perf_counter()
-            ctx = module.prepare(config["domains"][name], inputs, progress)
+            ctx = prepared[name]
             ctx.positions = Positions()
             wanted = module.counts(config["domains"][name])
             bar = tqdm(module.TASKS.items(), desc=name, unit="task", disable=not progress)

@@ -74,6 +74,7 @@ def test_each_circuit_error_is_confirmed_by_re_solving(kind, variant):
     confirmed = 0
     for _ in range(40):
         emf, tree = circ.sample(rng, rng.choice([1, 2, 3]))
+        tree = circ.set_switches(tree, closed=True)  # as the builder: an error circuit's switches are closed
         tree = ("series", [P("A9", "ammeter")] + list(tree[1]))
         shown = phys.inject_circuit_error(emf, tree, 1, kind, rng, variant)
         if shown is None:

@@ -62,7 +62,7 @@ def test_counts_meta_and_options(drafts):
                 assert d.question == mcq_prompt(d.question.split("\n")[0], d.options)
             else:
                 assert d.options is None
-                assert d.question.endswith(mb.FORMATS[d.meta["answer_format"]])
+                assert d.question.endswith(mb.format_text(d.meta["answer_format"], d.answer))
             if fx.TASKS[name].level == 3:
                 assert d.options == ["Yes", "No"] and "error_type" in d.meta
 

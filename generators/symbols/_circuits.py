@@ -14,12 +14,15 @@ the file, line and element of any problem.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
+
+from cogforge.errors import UserError, read_text
 
 KINDS = ("resistor", "lamp", "switch", "ammeter", "voltmeter")
 PREFIX = {"resistor": "R", "lamp": "L", "switch": "S", "ammeter": "A", "voltmeter": "V"}
@@ -30,7 +33,7 @@ ERROR_TYPES = ("wrong component symbol", "short circuit", "open circuit", "wrong
 U = 3.0  # schemdraw units per grid slot
 
 
-class CircuitError(ValueError):
+class CircuitError(UserError):
     """A netlist or circuit that cannot be used; the message says where and what to do."""
 
 
@@ -93,11 +96,12 @@ def sample(rng: random.Random, depth: int) -> tuple[int, object]:
     tree = ("series", chain)
     if rng.random() < 0.6:  # a switch in the main line or, where there are branches, in one of them
         branch_loads = [p for c in chain if not isinstance(c, Part) for p in parts(c)]
+        switch = part("switch", closed=rng.random() < 0.5)  # open and closed equally often
         if branch_loads and rng.random() < 0.6:
             target = rng.choice(branch_loads)
-            tree = replace_part(tree, target.name, ("series", [target, part("switch")]))
+            tree = replace_part(tree, target.name, ("series", [target, switch]))
         else:
-            chain.insert(rng.randrange(len(chain) + 1), part("switch"))
+            chain.insert(rng.randrange(len(chain) + 1), switch)
     if rng.random() < 0.5:  # a voltmeter across one load
         loads = [p for p in parts(tree) if p.kind in ("resistor", "lamp")]
         target = rng.choice(loads)
@@ -109,6 +113,26 @@ def replace_part(node, name: str, new):
     if isinstance(node, Part):
         return new if node.name == name else node
     return (node[0], [replace_part(c, name, new) for c in node[1]])
+
+
+def set_switches(node, closed: bool = True, symbols: bool = False):
+    """The tree with every switch ``closed`` (or open); ``symbols`` also draws every part as its kind."""
+    if isinstance(node, Part):
+        return Part(node.name, node.kind, node.ohms, closed if node.kind == "switch" else node.closed,
+                    "" if symbols else node.drawn_as)
+    return (node[0], [set_switches(c, closed, symbols) for c in node[1]])
+
+
+def problem_unit(emf: int, tree) -> str:
+    """The circuit a question is about, without how it is shown: the battery's emf and the
+    parts and their connections, with every switch closed and every part drawn as its
+    kind. The battery's orientation, the labels, a switch's state and the drawing's
+    injected errors are presentation: one circuit with its switch open in one item and
+    closed in another is one problem (the answers of one give the other's away), so it
+    is one split unit."""
+    import json
+
+    return "circuit:" + json.dumps([emf, tree_to_json(set_switches(tree, True, symbols=True))])
 
 
 # --------------------------------------------------------------------------- netlist and solving
@@ -248,12 +272,34 @@ def _symbol(part: Part):
     if kind == "lamp":
         return elm.Lamp()
     if kind == "switch":
-        return elm.Switch(nc=True) if part.closed else elm.Switch()
+        return _switch_class()(closed=part.closed)
     if kind == "ammeter":
         return elm.MeterA()
     if kind == "voltmeter":
         return elm.MeterV()
     return elm.Line()
+
+
+@cache
+def _switch_class():
+    """A switch whose state no reader mistakes: closed, the lever lies flat from one contact
+    to the other (a straight wire between two small circles); open, it stands up at 35
+    degrees, well clear of the second contact. schemdraw's own closed symbol (``nc=True``)
+    rests the raised lever on the contact, which many students read as open."""
+    from schemdraw.elements.elements import Element2Term, gap
+    from schemdraw.elements.switches import sw_dot_r
+    from schemdraw.segments import Segment, SegmentCircle
+
+    class Lever(Element2Term):
+        def __init__(self, closed: bool, **kwargs):
+            super().__init__(**kwargs)
+            r = sw_dot_r
+            tip = (1 - 2 * r, 0) if closed else (2 * r + 0.62 * math.cos(math.radians(35)),
+                                                 0.62 * math.sin(math.radians(35)))
+            self.segments.append(Segment([(0, 0), gap, (2 * r, 0), tip, gap, (1, 0)]))
+            self.segments.append(SegmentCircle((r, 0), r, fill="bg", zorder=3))
+            self.segments.append(SegmentCircle((1 - r, 0), r, fill="bg", zorder=3))
+    return Lever
 
 
 def _draw(d, n, x: float, y: float, w: float, labels: dict[str, str], shorted: str | None,
@@ -365,7 +411,11 @@ def parse_netlist(path: Path | str) -> list[tuple[str, str, str, str]]:
     element per line, ``#`` comments. Errors name ``file:line`` and the element."""
     path = Path(path)
     elements, names = [], {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = read_text(path, "netlist").splitlines()
+    except UserError as err:
+        raise CircuitError(str(err)) from None
+    for number, line in enumerate(lines, 1):
         text = line.split("#")[0].strip()
         if not text:
             continue

@@ -36,6 +36,8 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
+from cogforge.errors import UserError, read_text
+
 G = Fraction(10)
 KINDS = ("floor", "incline", "hanging", "pulled", "stacked", "spring", "table", "atwood")
 TWO_BODIES = ("stacked", "table", "atwood")
@@ -52,7 +54,7 @@ def _a(word: str) -> str:
     return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
 
 
-class SceneError(ValueError):
+class SceneError(UserError):
     """A scene the rules cannot draw, or a scene-file line that cannot be read; the message says where."""
 
 
@@ -95,6 +97,16 @@ class Scene:
 
     def mass(self, body: str) -> Fraction:
         return self.masses["AB".index(body)]
+
+    def setup(self) -> dict:
+        """The set-up without its style or its motion: the kind and the givens every
+        picture of it states (masses, angle, friction, applied force, rope angle).
+        Mirroring is style (the same problem seen in a mirror), and the motion is left
+        out because a picture may hide it: an incline at rest and one sliding at
+        constant velocity with the same givens are one problem when the question asks
+        whether the block slides."""
+        full = self.as_dict()
+        return {key: full[key] for key in ("kind", "masses", "angle", "mu", "applied", "rope_angle")}
 
 
 @dataclass(frozen=True)
@@ -294,6 +306,14 @@ def _check_floor(scene: Scene, m: Fraction) -> None:
     if scene.state == "accelerating" and push <= limit:
         raise SceneError(f"state=accelerating needs the push along the floor ({push} N) > mu N = {limit} N; "
                          "use state=rest or a larger force")
+
+
+def problem_unit(scene: Scene) -> str:
+    """The split unit of every item about ``scene``: its set-up (:meth:`Scene.setup`), so a
+    problem shown in two styles or states never lands in two splits."""
+    import json
+
+    return "scene:" + json.dumps(scene.setup(), sort_keys=True)
 
 
 def free_body(scene: Scene) -> list[Force]:
@@ -551,7 +571,11 @@ def load_scenes(path: Path | str) -> list[Scene]:
     """
     path = Path(path)
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = read_text(path, "scene file").splitlines()
+    except UserError as err:
+        raise SceneError(str(err)) from None
+    for number, line in enumerate(lines, 1):
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
@@ -568,6 +592,8 @@ def load_scenes(path: Path | str) -> list[Scene]:
 
 
 def _number(key: str, value: str, integer: bool = False) -> Fraction:
+    if len(value) > 20:  # past any mass, angle or force a picture can show (and Python's digit limit)
+        raise SceneError(f"{key}={value[:20]}...: too long for a number; write e.g. {key}=3/4")
     if not re.fullmatch(r"\d+(/\d+|\.\d+)?", value) or (integer and not value.isdigit()):
         raise SceneError(f"{key}={value}: not a {'whole number' if integer else 'number'} "
                          f"(write e.g. {key}={'37' if integer else '3/4'})")
@@ -630,6 +656,7 @@ def _parse_line(text: str) -> Scene:
 # --------------------------------------------------------------------------- pictures
 
 WIDTH, HEIGHT = 768, 576
+HATCH = 12  # px: the hatched band under a surface, solid ground for arrows and labels
 _INKS = [(200, 30, 30), (25, 70, 200), (0, 120, 70), (150, 40, 150)]
 _FILLS = [(232, 232, 232), (222, 234, 250), (250, 238, 215)]
 
@@ -666,6 +693,9 @@ class _Canvas:
     bodies: dict[str, _Body] = field(default_factory=dict)
     texts: list[tuple[tuple[float, float], str, int]] = field(default_factory=list)  # centre, text, size
     polygons: list[list[tuple[float, float]]] = field(default_factory=list)
+    # solid ground: the hatched band under a floor or table (over a ceiling) and the wedge
+    # of an incline; no arrow or label may enter it
+    grounds: list[list[tuple[float, float]]] = field(default_factory=list)
 
 
 def _img(angle: float) -> tuple[float, float]:
@@ -676,6 +706,7 @@ def _img(angle: float) -> tuple[float, float]:
 def _hatch(canvas: _Canvas, x0: float, x1: float, y: float, below: bool) -> None:
     canvas.lines.append(((x0, y), (x1, y), 3))
     step = 1 if below else -1
+    canvas.grounds.append([(x0 - 10, y), (x1, y), (x1, y + HATCH * step), (x0 - 10, y + HATCH * step)])
     for x in range(int(x0) + 6, int(x1), 16):
         canvas.lines.append(((x, y), (x - 10, y + 10 * step), 1))
 
@@ -697,7 +728,8 @@ def _mirror(canvas: _Canvas) -> _Canvas:
                    bodies={n: _Body(x(b.centre), flip(b.u), flip(b.v), b.hw, b.hh, b.letter_at)
                            for n, b in canvas.bodies.items()},
                    texts=[(x(c), t, size) for c, t, size in canvas.texts],
-                   polygons=[[x(p) for p in polygon] for polygon in canvas.polygons])
+                   polygons=[[x(p) for p in polygon] for polygon in canvas.polygons],
+                   grounds=[[x(p) for p in polygon] for polygon in canvas.grounds])
 
 
 def _layout(scene: Scene) -> _Canvas:
@@ -711,25 +743,25 @@ def _layout_unmirrored(scene: Scene, canvas: _Canvas) -> None:
     if scene.kind in ("floor", "pulled"):
         _hatch(canvas, 60, 708, 400, below=True)
         x = 330 if scene.kind == "pulled" else 360
-        canvas.bodies["A"] = _Body((x, 355), flat_u, flat_v, 75, 45)
+        canvas.bodies["A"] = _Body((x, 345), flat_u, flat_v, 90, 55)
         if scene.kind == "pulled":
-            start = canvas.bodies["A"].point(75, 0)
+            start = canvas.bodies["A"].point(90, 0)
             d = _img(scene.rope_angle)
             canvas.lines.append((start, (start[0] + 230 * d[0], start[1] + 230 * d[1]), 2))
     elif scene.kind == "stacked":
         _hatch(canvas, 60, 708, 400, below=True)
         # A sits on B's left half so that B's own forces have the right half to themselves
-        canvas.bodies["B"] = _Body((400, 350), flat_u, flat_v, 200, 50, letter_at=(0.8, 0.0))
-        canvas.bodies["A"] = _Body((290, 258), flat_u, flat_v, 75, 42, letter_at=(-0.6, 0.4))
+        canvas.bodies["B"] = _Body((400, 340), flat_u, flat_v, 200, 60, letter_at=(0.8, 0.0))
+        canvas.bodies["A"] = _Body((290, 225), flat_u, flat_v, 75, 55, letter_at=(-0.6, 0.4))
     elif scene.kind == "table":  # A on the table, the rope over a pulley at its right edge to B
         _hatch(canvas, 40, 520, 300, below=True)
         canvas.lines.append(((520, 300), (520, 560), 3))
-        canvas.lines.append(((520, 300), (545, 285), 2))
-        _circle(canvas, (545, 285), 25)
-        canvas.bodies["A"] = _Body((290, 260), flat_u, flat_v, 75, 40)
+        canvas.lines.append(((520, 300), (545, 270), 2))
+        _circle(canvas, (545, 270), 25)
+        canvas.bodies["A"] = _Body((290, 245), flat_u, flat_v, 75, 55)  # tall: its weight has room above the table
         canvas.bodies["B"] = _Body((570, 400), flat_u, flat_v, 38, 32, letter_at=(-0.45, 0.4))
-        canvas.lines.append(((365, 260), (545, 260), 2))
-        canvas.lines.append(((570, 285), (570, 368), 2))
+        canvas.lines.append(((365, 245), (545, 245), 2))
+        canvas.lines.append(((570, 270), (570, 368), 2))
     elif scene.kind == "atwood":  # a fixed pulley, A on the left rope, B on the right
         _hatch(canvas, 250, 518, 60, below=False)
         canvas.lines.append(((384, 60), (384, 150), 2))
@@ -754,11 +786,12 @@ def _layout_unmirrored(scene: Scene, canvas: _Canvas) -> None:
         length, x0, y0 = 520, 120, 520
         right, top = (x0 + length * cos, y0), (x0 + length * cos, y0 - length * sin)
         canvas.polygons.append([(x0, y0), right, top])
+        canvas.grounds.append([(x0, y0), right, top])
         _hatch(canvas, 70, max(right[0] + 60, 600), y0, below=True)
         canvas.lines.append(((x0, y0), top, 2))
         u, v = (cos, -sin), (-sin, -cos)
         foot = (x0 + 0.55 * length * cos, y0 - 0.55 * length * sin)
-        canvas.bodies["A"] = _Body((foot[0] + 40 * v[0], foot[1] + 40 * v[1]), u, v, 60, 40)
+        canvas.bodies["A"] = _Body((foot[0] + 50 * v[0], foot[1] + 50 * v[1]), u, v, 60, 50)
         mid = math.radians(scene.angle / 2)
         canvas.texts.append(((x0 + 88 * math.cos(mid), y0 - 88 * math.sin(mid)), f"{scene.angle}°", 20))
     return canvas
@@ -856,31 +889,95 @@ def render(scene: Scene, forces: list[Force], labels: dict[int, str] | None = No
         draw.arc([x0 - 60, y0 - 60, x0 + 60, y0 + 60], start, end, fill=(0, 0, 0), width=2)
     for name, body in sorted(canvas.bodies.items(), reverse=True):  # B first, A drawn over it
         draw.polygon(body.corners(), fill=fill, outline=(0, 0, 0), width=2)
-    letters = {name: body.point(body.letter_at[0] * body.hw, body.letter_at[1] * body.hh)
-               for name, body in canvas.bodies.items()}
-    for name, at in letters.items():
+    for name, at in _letters(canvas).items():
         draw.text(at, name, font=_font("DejaVuSans-Bold", 24), fill=(0, 0, 0), anchor="mm")
     for centre, text, size in canvas.texts:
         draw.text(centre, text, font=_font("DejaVuSans", size), fill=(0, 0, 0), anchor="mm")
-    caption, caption_font = _caption(scene, show_motion), _font("DejaVuSans", 17)
-    if caption_font.getlength(caption) > WIDTH - 40:  # givens on one line, the state on the next
-        caption = caption.replace("; ", "\n")
-    draw.multiline_text((WIDTH / 2, 28), caption, font=caption_font, fill=(0, 0, 0), anchor="mm", align="center")
-    caption_box = draw.multiline_textbbox((WIDTH / 2, 28), caption, font=caption_font, anchor="mm", align="center")
+    caption, caption_box = _caption_box(scene, show_motion)
+    draw.multiline_text((WIDTH / 2, 28), caption, font=_font("DejaVuSans", 17), fill=(0, 0, 0), anchor="mm",
+                        align="center")
 
-    largest = max((f.magnitude for f in forces), default=Fraction(1)) or Fraction(1)
-    arrows = []
-    for f in forces:
-        length = max(35.0, 150 * float(f.magnitude / largest)) if show_magnitudes else 90.0
-        d = _img(f.angle)
-        start = _anchor(scene, f, canvas)
-        for _ in range(4):  # slide off an arrow already drawn on the same line
-            if not any(_collinear(start, d, length, s, e) for s, e, _ in arrows):
-                break
-            start = (start[0] - d[1] * 26, start[1] + d[0] * 26)
-        arrows.append((start, (start[0] + d[0] * length, start[1] + d[1] * length), f))
+    arrows, boxes = _diagram(scene, forces, labels, show_magnitudes, show_values, canvas, caption_box)
     for start, end, _ in arrows:
         _arrow(draw, start, end, ink, width, head)
+    for box, text in boxes:
+        draw.rectangle(box, fill=(255, 255, 255))
+        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, font=_font("DejaVuSans", 19), fill=ink,
+                  anchor="mm")
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=9, compress_type=3)  # run-length: fast on flat drawings
+    return out.getvalue()
+
+
+MIN_ARROW = 30.0  # px: the shortest arrow drawn (a small force must still show its head)
+MAX_ARROW = 150.0  # px: the largest force's arrow where the drawing leaves it room
+POINTS_INTO = MIN_ARROW + 2  # px: an arrow with less room (and more behind it) is drawn to end at its anchor
+
+
+def _letters(canvas: _Canvas) -> dict[str, tuple[float, float]]:
+    return {name: body.point(body.letter_at[0] * body.hw, body.letter_at[1] * body.hh)
+            for name, body in canvas.bodies.items()}
+
+
+def _blocked(canvas: _Canvas, body: str):
+    """What an arrow or label of a force on ``body`` must stay out of: the other bodies
+    and the solid ground, as one shapely shape shrunk by a pixel (touching is allowed:
+    a normal force starts on the surface it comes from)."""
+    from shapely.geometry import Polygon
+    from shapely.ops import unary_union
+
+    shapes = [Polygon(b.corners()) for name, b in canvas.bodies.items() if name != body]
+    shapes += [Polygon(g) for g in canvas.grounds]
+    return unary_union(shapes).buffer(-1.5) if shapes else Polygon()
+
+
+def _room(blocked, start, d) -> float:
+    """How far an arrow can run from ``start`` along ``d`` before it enters ``blocked``."""
+    from shapely.geometry import LineString, Point
+
+    ray = LineString([start, (start[0] + d[0] * 2 * WIDTH, start[1] + d[1] * 2 * WIDTH)])
+    hit = ray.intersection(blocked)
+    return 2.0 * WIDTH if hit.is_empty else Point(start).distance(hit)
+
+
+def _diagram(scene: Scene, forces: list[Force], labels: dict[int, str] | None, show_magnitudes: bool,
+             show_values: bool, canvas: _Canvas, caption_box) -> tuple[list, list]:
+    """Where every arrow and label goes: ``([(start, end, force)], [(box, text)])``.
+
+    Arrows stay on their body: one scale for the whole diagram (longer arrow, larger
+    force) chosen so that no arrow runs into another body or the ground; an arrow that
+    points straight into a solid (a normal force turned round) is drawn inside its body,
+    ending at its anchor. Labels go where they cover least, never on another body or
+    the ground (:func:`_place`)."""
+    blocked = {name: _blocked(canvas, name) for name in canvas.bodies}
+    largest = max((f.magnitude for f in forces), default=Fraction(1)) or Fraction(1)
+    plans = []  # force, direction, anchor, backwards
+    scale = MAX_ARROW / float(largest)
+    for f in forces:
+        d, at = _img(f.angle), _anchor(scene, f, canvas)
+        room, behind = _room(blocked[f.body], at, d), _room(blocked[f.body], at, (-d[0], -d[1]))
+        backwards = room < POINTS_INTO and behind > room  # it points into a solid: drawn inside its body
+        room = behind if backwards else room
+        plans.append((f, d, at, backwards))
+        if show_magnitudes and f.magnitude:
+            scale = min(scale, (room - 2) / float(f.magnitude))
+    arrows = []
+    for f, d, at, backwards in plans:
+        length = max(MIN_ARROW, scale * float(f.magnitude)) if show_magnitudes else 90.0
+        choice = None
+        for shift in (0, 26, -26, 52, -52):  # slide off an arrow already drawn on the same line
+            start = (at[0] - d[1] * shift, at[1] + d[0] * shift)
+            if backwards:
+                start = (start[0] - d[0] * length, start[1] - d[1] * length)
+            if any(_collinear(start, d, length, s, e) for s, e, _ in arrows):
+                continue
+            fits = _room(blocked[f.body], start, d) >= length - 1
+            if choice is None or fits:
+                choice = start
+            if fits:
+                break
+        start = choice if choice is not None else at
+        arrows.append((start, (start[0] + d[0] * length, start[1] + d[1] * length), f))
 
     label_font = _font("DejaVuSans", 19)
     obstacles = [(s, e) for s, e, _ in arrows] + [(a, b) for a, b, _ in canvas.lines]
@@ -889,18 +986,48 @@ def render(scene: Scene, forces: list[Force], labels: dict[int, str] | None = No
         obstacles += list(zip(c, c[1:] + c[:1]))
     points = list(_segments_points(obstacles))
     taken = [caption_box] + [_box(c, t, _font("DejaVuSans", s)) for c, t, s in canvas.texts]
-    taken += [_box(letter, name, _font("DejaVuSans-Bold", 24)) for name, letter in letters.items()]
+    taken += [_box(letter, name, _font("DejaVuSans-Bold", 24)) for name, letter in _letters(canvas).items()]
+    boxes = []
     for k, (start, end, f) in enumerate(arrows):
         text = (labels or {}).get(k, f.name)
         if show_magnitudes and show_values:
             text += f" = {_fmt(f.magnitude)} N"
-        box = _place(text, start, end, label_font, taken, points)
+        box = _place(text, start, end, label_font, taken, points, blocked[f.body])
         taken.append(box)
-        draw.rectangle(box, fill=(255, 255, 255))
-        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, font=label_font, fill=ink, anchor="mm")
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=9, compress_type=3)  # run-length: fast on flat drawings
-    return out.getvalue()
+        boxes.append((box, text))
+    return arrows, boxes
+
+
+def _caption_box(scene: Scene, show_motion: bool) -> tuple[str, tuple[float, float, float, float]]:
+    """The caption's text (givens, then the state on a second line when one is too long) and its box."""
+    from PIL import Image, ImageDraw
+
+    caption, caption_font = _caption(scene, show_motion), _font("DejaVuSans", 17)
+    if caption_font.getlength(caption) > WIDTH - 40:  # givens on one line, the state on the next
+        caption = caption.replace("; ", "\n")
+    box = ImageDraw.Draw(Image.new("RGB", (1, 1))).multiline_textbbox(
+        (WIDTH / 2, 28), caption, font=caption_font, anchor="mm", align="center")
+    return caption, box
+
+
+def drawing_problems(scene: Scene, forces: list[Force], labels: dict[int, str] | None = None,
+                     show_magnitudes: bool = True, show_values: bool = True, show_motion: bool = True) -> list[str]:
+    """What a reader could misread in the picture :func:`render` draws: an arrow or a
+    label that lies on another body or on the ground (it would seem to act there). QC
+    runs it on every force picture."""
+    from shapely.geometry import LineString, box as rectangle
+
+    canvas = _layout(scene)
+    _, caption_box = _caption_box(scene, show_motion)
+    arrows, boxes = _diagram(scene, forces, labels, show_magnitudes, show_values, canvas, caption_box)
+    out = []
+    for (start, end, f), (box, text) in zip(arrows, boxes):
+        blocked = _blocked(canvas, f.body)
+        if LineString([start, end]).intersects(blocked):
+            out.append(f"the arrow of {f.name} on {f.body} runs into another body or the ground")
+        if rectangle(*box).intersects(blocked):
+            out.append(f"the label {text!r} of a force on {f.body} lies on another body or the ground")
+    return out
 
 
 def _collinear(start, d, length, s2, e2) -> bool:
@@ -933,8 +1060,11 @@ def _box(centre, text, font, pad: int = 3) -> tuple[float, float, float, float]:
     return (centre[0] + left - pad, centre[1] + top - pad, centre[0] + right + pad, centre[1] + bottom + pad)
 
 
-def _place(text, start, end, font, taken, points) -> tuple[float, float, float, float]:
-    """The candidate box near the arrow's tip that covers the fewest labels, lines and arrows."""
+def _place(text, start, end, font, taken, points, blocked=None) -> tuple[float, float, float, float]:
+    """The candidate box near the arrow's tip that covers the fewest labels, lines and arrows,
+    and never ``blocked`` (another body or the ground) where any candidate avoids it."""
+    from shapely.geometry import LineString, box as rectangle
+
     dx, dy = end[0] - start[0], end[1] - start[1]
     n = math.hypot(dx, dy)
     ux, uy, px, py = dx / n, dy / n, -dy / n, dx / n
@@ -943,17 +1073,26 @@ def _place(text, start, end, font, taken, points) -> tuple[float, float, float, 
     reach = abs(ux) * half_w + abs(uy) * half_h  # from the box centre to its edge along the arrow
     side = abs(px) * half_w + abs(py) * half_h
     candidates = []
-    for back in (0, 0.25, 0.5):  # beyond the tip, then beside the shaft nearer the start
+    for back in (0, 0.25, 0.5, 0.75, 1.0):  # beyond the tip, then beside the shaft nearer the start
         at = (end[0] - dx * back, end[1] - dy * back)
         for s in ((0, 1), (1, 0), (-1, 0), (1, 1), (-1, 1)) if back == 0 else ((1, 0), (-1, 0)):
             along, across = s[1] * (reach + 6), s[0] * (side + 8)
             candidates.append((at[0] + ux * along + px * across, at[1] + uy * along + py * across))
+    for r in (45, 75, 110):  # further out around the arrow's middle, for a short arrow near a surface
+        for k in range(12):
+            a = k * math.pi / 6
+            candidates.append(((start[0] + end[0]) / 2 + r * math.cos(a), (start[1] + end[1]) / 2 + r * math.sin(a)))
     best, best_score = None, None
     for c in candidates:
         box = _box(c, text, font)
         if box[0] < 2 or box[1] < 2 or box[2] > WIDTH - 2 or box[3] > HEIGHT - 2:
             continue
         score = sum(_overlap(box, t) for t in taken) * 10 + math.dist(c, end)  # near its own tip
+        if blocked is not None and rectangle(*box).intersects(blocked):
+            score += 10 ** 7
+        elif blocked is not None and LineString([c, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)]).intersects(
+                blocked):
+            score += 10 ** 5  # across a surface from its arrow: it reads as another body's
         score += sum(1 for x, y in points if box[0] + 3 < x < box[2] - 3 and box[1] + 3 < y < box[3] - 3) * 20
         if best_score is None or score < best_score:
             best, best_score = box, score

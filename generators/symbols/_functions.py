@@ -1282,7 +1282,7 @@ def make_domain_value(ctx, count: int, rng: random.Random) -> list[Draft]:
             fmt, answer = "exact", str(n)
             stem, extra = PROMPTS["zeros-count"].format(lo=W6[0], hi=W6[1]), {"interval": [W6[0], W6[1]]}
         meta = _meta(kind, s, plot_of(s, W6), answer_format=fmt, **extra)
-        out.append(_draft("domain-value", stem + " " + mb.FORMATS[fmt], None, answer, meta))
+        out.append(_draft("domain-value", stem + " " + mb.format_text(fmt, answer), None, answer, meta))
     return out
 
 
@@ -2024,7 +2024,7 @@ def check(task: str, question: str, options: list | None, answer: str, meta: dic
     if task == "domain-value":
         if options is not None or meta.get("answer_format") not in mb.FORMATS:
             return "a free answer needs no options and a known answer_format"
-        if mb.FORMATS[meta["answer_format"]] not in question:
+        if mb.format_text(meta["answer_format"], answer) not in question:
             return "the question does not say the answer format"
         return _check_domain_value(question, answer, meta)
     if task == "plot-consistency":

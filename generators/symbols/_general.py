@@ -76,7 +76,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.mathtext import MathTextParser
 
 from generators.symbols import Draft, Task, count_options, mcq_prompt
-from generators.symbols._mathbase import DPI, FORMATS, SIZE, plot, png, sample_curve
+from generators.symbols._mathbase import DPI, SIZE, format_text, plot, png, sample_curve
 
 SUB_FIELD = "general"
 WINDOW = (-6, 6, -6, 6)  # every plot: a tick, grid line and label at each whole number
@@ -558,7 +558,7 @@ def make_combined(ctx, count: int, rng: random.Random) -> list[Draft]:
         if key in seen:
             continue
         seen.add(key)
-        question = PROMPTS[kind] + " " + FORMATS["exact"]
+        question = PROMPTS[kind] + " " + format_text("exact", answer)
         out.append(Draft(question, [partial(picture, "combined", meta)], None, answer,
                          _unit(meta, ("line", "lines", "parabola", "points")), meta))
     return out
@@ -786,7 +786,8 @@ def make_analysis(ctx, count: int, rng: random.Random) -> list[Draft]:
         else:
             meta["answer_format"] = "exact"
             where = LIMIT_PLACES[item["place"]].format(r=item["r"]) if kind == "limit" else ""
-            question = PROMPTS[kind].format(a=item.get("a"), b=item.get("b"), where=where) + " " + FORMATS["exact"]
+            question = (PROMPTS[kind].format(a=item.get("a"), b=item.get("b"), where=where) + " "
+                        + format_text("exact", answer))
         out.append(Draft(question, [partial(picture, "analysis", meta)], options, answer,
                          _unit(meta, ("f", "vertices")), meta))
     return out

@@ -62,7 +62,7 @@ import sympy as sp
 from PIL import Image, ImageDraw
 
 from generators.symbols import Draft, Task, mcq_prompt
-from generators.symbols._mathbase import FORMATS, SIZE, font, png
+from generators.symbols._mathbase import SIZE, font, format_text, png
 
 SUB_FIELD = "geometry"
 
@@ -1279,7 +1279,7 @@ def make_geometry_quantity(ctx, count: int, rng: random.Random) -> list[Draft]:
                 "givens": givens, "labels": q.labels, "target": q.target, "mistakes": mistakes, "figure": fig}
         if "angle_value" in q.draw:
             meta["angles_given"] = {"small": q.draw["angle_value"]}
-        question = QUANTITY_PROMPTS[q.prompt] + " " + FORMATS["exact"]
+        question = QUANTITY_PROMPTS[q.prompt] + " " + format_text("exact", str(q.answer))
         out.append(Draft(question, [partial(picture, "geometry-quantity", meta)], None, str(q.answer),
                          _unit_id("geometry-quantity", sub, givens, q.target), meta))
     return out

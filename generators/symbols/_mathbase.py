@@ -33,6 +33,38 @@ FORMATS = {
                  "(-oo, 1) U (2, oo) (oo for infinity)."),
     "set": "Give the numbers as a set in braces, such as {-1, 2}; write {} if there are none.",
 }
+# the examples above, and others for an item whose answer one of them is: a format
+# example must never be the key (a model copying it would score); QC's `examples` check
+FORMAT_EXAMPLES = {"exact": ("5/2", "3*sqrt(2)"), "interval": ("[-2, 3)", "(-oo, 1) U (2, oo)"), "set": ("{-1, 2}",)}
+OTHER_FORMATS = {
+    "exact": ("Give the exact value: an integer, a fraction such as 7/3, or a radical such as 2*sqrt(5) "
+              "(pi for π)."),
+    "interval": ("Give the set as an interval or a union of intervals, such as (-1, 4] or "
+                 "(-oo, -3) U [0, oo) (oo for infinity)."),
+    "set": "Give the numbers as a set in braces, such as {-3, 5}; write {} if there are none.",
+}
+
+
+def _same_text(fmt: str, a: str, b: str) -> bool:
+    """Whether two answers of one format are the same: exact values by sympy, intervals
+    and sets by their text without spaces (the generators write one canonical form)."""
+    if fmt == "exact":
+        import sympy
+
+        try:
+            return sympy.simplify(sympy.sympify(a) - sympy.sympify(b)) == 0
+        except (sympy.SympifyError, TypeError):
+            return False
+    if fmt == "set":
+        return sorted(a.strip("{} ").replace(" ", "").split(",")) == sorted(b.strip("{} ").replace(" ", "").split(","))
+    return a.replace(" ", "") == b.replace(" ", "")
+
+
+def format_text(fmt: str, answer: str) -> str:
+    """How to write a free answer, with examples that are not this item's answer."""
+    if any(_same_text(fmt, example, answer) for example in FORMAT_EXAMPLES[fmt]):
+        return OTHER_FORMATS[fmt]
+    return FORMATS[fmt]
 
 
 def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:

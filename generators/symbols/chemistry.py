@@ -61,9 +61,13 @@ PROMPTS = {
               "including the hydrogen atoms a skeletal drawing leaves implicit."),
     "formula": ("What is the molecular formula of the molecule in the image? Count the hydrogen atoms a "
                 "skeletal drawing leaves implicit. Write it in Hill order (C, then H, then the other elements "
-                "alphabetically), e.g. C8H10N4O2, on the last line as 'Answer: FORMULA'."),
-    "bonds": ("How many {kind} bonds does the structure in the image show? Count the bonds between the drawn "
-              "atoms as they are drawn ({convention}); bonds to hydrogen atoms that are not drawn do not count."),
+                "alphabetically), e.g. {example}, on the last line as 'Answer: FORMULA'."),
+    # every bond counted joins two non-hydrogen atoms (the library has no explicit H): a hydrogen
+    # written in a label (NH2, HO) is part of the label, not a bond of the skeleton
+    "bonds": ("How many {kind} bonds does the structure in the image show? Count only bonds between two "
+              "atoms that are not hydrogen (the lines of the skeleton, a double or triple bond counted once); "
+              "bonds to hydrogen never count, including the hydrogens written in atom labels such as NH2 "
+              "or OH.{convention}"),
     "reaction-type": ("Classify the reaction in the image. Use the first class that fits, in this order: "
                       "Combustion (a substance burns in O2 and every product is an oxide); Neutralisation (an acid "
                       "and a metal hydroxide give a salt and water); Single displacement (an element replaces "
@@ -73,7 +77,8 @@ PROMPTS = {
                       "is oxidised or reduced."),
     "balancing": ("The chemical equation in the image is not balanced correctly. Give the smallest whole-number "
                   "coefficients that balance it, one for every formula from left to right (write 1 where no "
-                  "number is needed), on the last line as 'Answer: 2, 1, 2'."),
+                  "number is needed), on the last line as 'Answer: ' and the coefficients separated by commas "
+                  "(for {equation} the line is 'Answer: {example}')."),
     "structure-error": ("The drawing is meant to show {name} ({formula}), with the {label} configuration at its "
                         "stereocentre. The drawing contains exactly one error. What kind of error is it?"),
     "equation-error": ("The chemical equation in the image contains exactly one error (states: s solid, "
@@ -82,6 +87,22 @@ PROMPTS = {
     "chembench": ("There is a single choice question about chemistry. The molecules it mentions are shown in "
                   "the images, in order ([Image 1], [Image 2], ...).\nQuestion: {text}"),
 }
+# Format examples that are no answer of the data: the first formula no library molecule has,
+# and the first worked equation whose coefficients balance no curated reaction (QC's
+# `examples` check fails an item whose key equals its prompt's example).
+FORMULA_EXAMPLES = ("C8H10N4O2", "C11H9N3O2", "C13H11ClN2O3", "C17H13N5O4S")
+BALANCING_EXAMPLES = (("2 H2 + O2 → 2 H2O", (2, 1, 2)), ("4 NH3 + 5 O2 → 4 NO + 6 H2O", (4, 5, 4, 6)),
+                      ("C5H12 + 8 O2 → 5 CO2 + 6 H2O", (1, 8, 5, 6)),
+                      ("2 C6H14 + 19 O2 → 12 CO2 + 14 H2O", (2, 19, 12, 14)))
+
+
+def _unused(candidates, taken, what: str):
+    for candidate in candidates:
+        if (candidate[1] if isinstance(candidate, tuple) else candidate) not in taken:
+            return candidate
+    raise ValueError(f"every {what} format example is an answer of the data; add one to chemistry.py")
+
+
 STRUCTURE_REPLY = ("\nReply with the line 'Answer: <letter>' and then the intended molecule on the line "
                    "'Corrected SMILES: <SMILES>'.")
 
@@ -134,6 +155,8 @@ def _molecule_meta(molecule, style: _molecules.Style) -> dict:
 def make_elements(ctx, count: int, rng: random.Random) -> list[Draft]:
     out = []
     pool = _l1_share(ctx, "elements")
+    example = _unused(FORMULA_EXAMPLES, {_molecules.formula(Chem.MolFromSmiles(m.smiles)) for m in ctx.library},
+                      "formula")
     for molecule in rng.sample(pool, min(count, len(pool))):
         mol = Chem.MolFromSmiles(molecule.smiles)
         style = _molecules.Style.draw(rng)
@@ -141,7 +164,8 @@ def make_elements(ctx, count: int, rng: random.Random) -> list[Draft]:
         atoms = _molecules.element_counts(mol)
         meta = _molecule_meta(molecule, style) | {"element_counts": dict(sorted(atoms.items()))}
         if rng.random() < 1 / 3:
-            out.append(Draft(PROMPTS["formula"], [png], None, _molecules.formula(mol), molecule.name,
+            out.append(Draft(PROMPTS["formula"].format(example=example), [png], None, _molecules.formula(mol),
+                             molecule.name,
                              meta | {"question_kind": "formula", "answer_format": "formula"}))
             continue
         symbol = rng.choice(sorted(atoms))
@@ -159,9 +183,11 @@ def make_bonds(ctx, count: int, rng: random.Random) -> list[Draft]:
         style = _molecules.Style.draw(rng)
         bonds = _molecules.bond_counts(molecule.smiles, style.kekule)
         kind = rng.choice(sorted(k for k, n in bonds.items() if n))
-        convention = ("every ring is drawn with alternating single and double bonds" if style.kekule else
-                      "an aromatic bond is drawn as a solid line with a dashed line beside it and counts "
-                      "only as aromatic")
+        convention = "" if not _molecules.has_aromatic_bonds(molecule.smiles) else (
+            " The aromatic rings are drawn with alternating single and double bonds: count them as single and "
+            "double bonds." if style.kekule else
+            " An aromatic bond is drawn as a solid line with a dashed line beside it and counts only as "
+            "aromatic.")
         options = _window(ctx, "chemistry-bonds", bonds[kind], rng)
         question = mcq_prompt(PROMPTS["bonds"].format(kind=kind, convention=convention), options)
         out.append(Draft(question, [functools.partial(_molecules.render, molecule.smiles, style)], options,
@@ -239,6 +265,8 @@ def make_balancing(ctx, count: int, rng: random.Random) -> list[Draft]:
         shown_forms.append((reaction, eq.__class__(**{**eq.__dict__, "coefficients": (1,) * len(eq.coefficients)})))
         shown_forms.append((reaction, _equations.inject(reaction, "element imbalance", rng)))
     rng.shuffle(shown_forms)
+    equation, example = _unused(BALANCING_EXAMPLES, {r.equation.coefficients for r in ctx.reactions}, "balancing")
+    prompt = PROMPTS["balancing"].format(equation=equation, example=", ".join(map(str, example)))
     cap = max(1, int(MAX_SAME_BALANCE * min(count, len(shown_forms))))
     used, out = Counter(), []
     for reaction, shown in shown_forms:
@@ -250,7 +278,7 @@ def make_balancing(ctx, count: int, rng: random.Random) -> list[Draft]:
             break
         used[gold] += 1
         style = _equations.Style.draw(rng)
-        out.append(Draft(PROMPTS["balancing"], [_equations.render(shown, style)], None,
+        out.append(Draft(prompt, [_equations.render(shown, style)], None,
                          ", ".join(map(str, gold)), reaction.id,
                          _equation_meta(reaction, shown, style) | {"balanced_coefficients": list(gold),
                                                                    "answer_format": "integer list"}))

@@ -18,7 +18,6 @@ Force diagrams (:mod:`generators.symbols._forces`): ``force-symbols`` (T1),
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -47,8 +46,11 @@ KIND_NAMES = {"resistor": "a resistor", "lamp": "a lamp", "switch": "a switch", 
 PLURALS = {"resistor": "resistors", "lamp": "lamps", "switch": "switches", "ammeter": "ammeters",
            "voltmeter": "voltmeters"}
 RELATIONS = {"series": "in series", "parallel": "in parallel", "neither": "neither in series nor in parallel"}
-SWITCH_EFFECTS = {"out": "It goes out", "brighter": "It gets brighter", "dimmer": "It gets dimmer",
-                  "same": "It stays the same"}
+SWITCH_EFFECTS = {"out": "It goes out", "on": "It lights up", "brighter": "It gets brighter",
+                  "dimmer": "It gets dimmer", "same": "It stays the same"}
+# the effects a question offers: opening a closed switch can put a lamp out, closing an open
+# one can light it; each list's effects are the answer in turn
+SWITCH_CHOICES = {"opened": ("out", "brighter", "dimmer", "same"), "closed": ("on", "brighter", "dimmer", "same")}
 DIRECTIONS = {1: "From left to right", -1: "From right to left"}
 CIRCUIT_ERRORS = {"wrong component symbol": "A component is drawn with the wrong symbol for its label",
                   "short circuit": "A wire short-circuits a component",
@@ -64,7 +66,7 @@ PROMPTS = {
     "reading": ("The battery is ideal, the ammeters have no resistance and the voltmeters draw no current. "
                 "What does {meter} read?"),
     "brightest": "The battery is ideal and the lamps obey Ohm's law with the resistances marked. Which lamp is brightest?",
-    "switch": "The battery is ideal. What happens to lamp {lamp} when switch {switch} is opened?",
+    "switch": "The battery is ideal. What happens to lamp {lamp} when switch {switch} is {action}?",
     "direction": "In which direction does the current flow through {part} in the circuit diagram?",
     "circuit-error": "The circuit diagram contains exactly one error. What is it?",
     "which": "The arrows in the diagram are numbered. Which force does arrow {k} show?",
@@ -194,7 +196,7 @@ def make_circuit_components(ctx, count: int, rng: random.Random) -> list[Draft]:
             question = mcq_prompt(PROMPTS["identify"].format(n=labels[target.name]), options)
             answer, meta = KIND_NAMES[want], {"part": target.name, "part_kind": want}
         out.append(Draft(question, [_picture(emf, tree, polarity, labels)], options, answer,
-                         "circuit:" + circ.netlist(emf, tree, polarity),
+                         circ.problem_unit(emf, tree),
                          _circuit_meta(emf, tree, polarity, labels, question_kind=kind, **meta)))
     return out
 
@@ -214,7 +216,6 @@ def _reading_options(ctx, answer: Fraction, unit: str, emf: int, values: list[Fr
 
 def make_circuit_operation(ctx, count: int, rng: random.Random) -> list[Draft]:
     out, kinds = [], ["reading", "brightest", "switch", "direction"]
-    effects = list(SWITCH_EFFECTS)
     for k in range(count * 30):
         if len(out) == count:
             break
@@ -229,19 +230,22 @@ def make_circuit_operation(ctx, count: int, rng: random.Random) -> list[Draft]:
                 "switch": lamps and "switch" in have, "direction": True}[kind]:
             continue  # this circuit cannot ask it: skip before solving
         if kind == "switch":
-            want = effects[(len(out) // 4) % 4]  # the effect this item's turn asks for (balanced)
+            turn = (len(out) // 4) % 4  # the effect this item's turn asks for (balanced)
             pairs = []
             for switch in (p for p in every if p.kind == "switch"):
-                opened = circ.replace_part(tree, switch.name, circ.Part(switch.name, "switch", closed=False))
-                before, after = screen_powers(emf, tree), screen_powers(emf, opened)
-                pairs += [(switch, lamp, opened) for lamp in every if lamp.kind == "lamp"
-                          and (switch_effect(before[lamp.name], after[lamp.name]) == want or k >= count * 25)]
+                action = "opened" if switch.closed else "closed"
+                toggled = circ.replace_part(tree, switch.name,
+                                            circ.Part(switch.name, "switch", closed=not switch.closed))
+                before, after = screen_powers(emf, tree), screen_powers(emf, toggled)
+                pairs += [(switch, lamp, toggled, action) for lamp in every if lamp.kind == "lamp"
+                          and (switch_effect(before[lamp.name], after[lamp.name]) == SWITCH_CHOICES[action][turn]
+                               or k >= count * 25)]
             if not pairs:
                 continue
         if kind == "brightest":
             powers = sorted(screen_powers(emf, tree)[p.name] for p in every if p.kind == "lamp")
-            if powers[-1] < powers[-2] * Fraction(11, 10):
-                continue
+            if powers[-1] < ZERO or powers[-1] < powers[-2] * Fraction(11, 10):
+                continue  # every lamp is out (an open switch), or no lamp is clearly brightest
         solved = circ.readings(emf, tree, polarity)
         meta: dict = {}
         if kind == "reading":
@@ -260,7 +264,7 @@ def make_circuit_operation(ctx, count: int, rng: random.Random) -> list[Draft]:
             answer, meta = fmt(value, unit), {"meter": meter.name, "reading": str(value), "unit": unit}
         elif kind == "brightest":
             lamps = sorted((solved[p.name]["power"], p.name) for p in every if p.kind == "lamp")
-            if len(lamps) < 2 or lamps[-1][0] < lamps[-2][0] * Fraction(11, 10):
+            if len(lamps) < 2 or lamps[-1][0] < ZERO or lamps[-1][0] < lamps[-2][0] * Fraction(11, 10):
                 continue
             names = [name for _, name in lamps]
             answer = f"Lamp {lamps[-1][1]}"
@@ -269,13 +273,17 @@ def make_circuit_operation(ctx, count: int, rng: random.Random) -> list[Draft]:
             question = mcq_prompt(PROMPTS["brightest"], options)
             meta = {"powers": {name: str(p) for p, name in lamps}}
         elif kind == "switch":
-            switch, lamp, opened = rng.choice(pairs)
-            effect = switch_effect(solved[lamp.name]["power"], circ.readings(emf, opened, polarity)[lamp.name]["power"])
-            options = list(SWITCH_EFFECTS.values())
-            question = mcq_prompt(PROMPTS["switch"].format(lamp=lamp.name, switch=switch.name), options)
+            switch, lamp, toggled, action = rng.choice(pairs)
+            effect = switch_effect(solved[lamp.name]["power"],
+                                   circ.readings(emf, toggled, polarity)[lamp.name]["power"])
+            if effect not in SWITCH_CHOICES[action]:
+                continue
+            options = [SWITCH_EFFECTS[e] for e in SWITCH_CHOICES[action]]
+            question = mcq_prompt(PROMPTS["switch"].format(lamp=lamp.name, switch=switch.name, action=action),
+                                  options)
             answer = SWITCH_EFFECTS[effect]
-            meta = {"switch": switch.name, "lamp": lamp.name, "effect": effect,
-                    "netlist_opened": circ.netlist(emf, opened, polarity)}
+            meta = {"switch": switch.name, "lamp": lamp.name, "effect": effect, "action": action,
+                    "netlist_toggled": circ.netlist(emf, toggled, polarity)}
         else:
             loads = [p for p in every if p.kind in ("resistor", "lamp") and abs(solved[p.name]["current"]) > ZERO]
             if not loads:
@@ -286,7 +294,7 @@ def make_circuit_operation(ctx, count: int, rng: random.Random) -> list[Draft]:
             question = mcq_prompt(PROMPTS["direction"].format(part=part.name), options)
             answer, meta = DIRECTIONS[sign], {"part": part.name}
         out.append(Draft(question, [_picture(emf, tree, polarity, labels)], options, answer,
-                         "circuit:" + circ.netlist(emf, tree, polarity),
+                         circ.problem_unit(emf, tree),
                          _circuit_meta(emf, tree, polarity, labels, question_kind=kind, **meta)))
     return out
 
@@ -323,7 +331,9 @@ def screen_powers(emf: int, tree) -> dict[str, Fraction]:
 
 def switch_effect(before: Fraction, after: Fraction) -> str:
     if after < ZERO:
-        return "out"
+        return "out" if before >= ZERO else "same"
+    if before < ZERO:
+        return "on"
     if after * 1000 > before * 1001:
         return "brighter"
     if after * 1001 < before * 1000:
@@ -435,6 +445,9 @@ def make_circuit_error(ctx, count: int, rng: random.Random) -> list[Draft]:
             if made == per_type:
                 break
             emf, tree = circ.sample(rng, rng.choice([1, 2, 3]))
+            # every switch closed: an open one would break the circuit, and a reader could
+            # take it for the error ("the circuit is broken")
+            tree = circ.set_switches(tree, closed=True)
             if not any(p.kind == "ammeter" for p in circ.parts(tree)):
                 tree = ("series", [circ.Part("A1", "ammeter")] + list(tree[1]))
             polarity = rng.choice([1, -1])
@@ -451,7 +464,7 @@ def make_circuit_error(ctx, count: int, rng: random.Random) -> list[Draft]:
                                                              shown.get("open_return", False)),
                                  reference_netlist=circ.netlist(emf, tree, polarity))
             out.append(Draft(mcq_prompt(PROMPTS["circuit-error"], options), [png], options, CIRCUIT_ERRORS[kind],
-                             "circuit:" + meta["reference_netlist"], meta))
+                             circ.problem_unit(emf, shown["tree"]), meta))
         if made < per_type:
             ctx.dropped[f"circuit-error ({kind}: {made} of {per_type})"] += per_type - made
     return out
@@ -556,7 +569,7 @@ def make_force_symbols(ctx, count: int, rng: random.Random) -> list[Draft]:
         png = _force_picture(scene, drawn, labels, seed, show_values=False)
         misses[kind] = 0
         out.append(Draft(mcq_prompt(question, options), [png], options, answer,
-                         "scene:" + json.dumps(scene.as_dict(), sort_keys=True),
+                         forces.problem_unit(scene),
                          _force_meta(scene, drawn, labels, question_kind=kind, style_seed=seed,
                                      show_values=False, **meta)))
     return out
@@ -628,7 +641,7 @@ def make_force_motion(ctx, count: int, rng: random.Random) -> list[Draft]:
         png = _force_picture(scene, drawn, None, seed, show_motion=False)
         misses[kind] = 0
         out.append(Draft(mcq_prompt(prompt, options), [png], options, answer,
-                         "scene:" + json.dumps(scene.as_dict(), sort_keys=True),
+                         forces.problem_unit(scene),
                          _force_meta(scene, drawn, None, question_kind=kind, style_seed=seed, show_motion=False,
                                      **meta)))
     return out
@@ -651,7 +664,7 @@ def make_force_error(ctx, count: int, rng: random.Random) -> list[Draft]:
             seed = rng.randrange(10 ** 6)
             png = _force_picture(scene, drawn, None, seed)
             out.append(Draft(mcq_prompt(PROMPTS["force-error"], options) + FORCE_REPLY, [png], options,
-                             FORCE_ERRORS[kind], "scene:" + json.dumps(scene.as_dict(), sort_keys=True),
+                             FORCE_ERRORS[kind], forces.problem_unit(scene),
                              _force_meta(scene, drawn, None, error_type=kind, force_concerned=concerned,
                                          style_seed=seed)))
     return out

@@ -37,6 +37,44 @@ def strata(item) -> dict[str, str]:
     return out
 
 
+def example_matches(item, example: str) -> bool:
+    """Whether a model answering with the format example would be scored right (the judge
+    of evaluate/symbols: sympy equivalence, element counts, integer lists)."""
+    from evaluate.symbols.judge import is_correct
+
+    return is_correct(example, {"answer": item.answer, "meta": item.meta})
+
+
+def problem_key(item) -> str | None:
+    """The problem without its style: a force diagram's set-up (no colours, no mirroring,
+    the motion only where the picture states it) and its forces; a circuit's parts and
+    connections with the switches as drawn (no battery orientation or label style); a
+    molecule or reaction with the question; None (the shared default) elsewhere."""
+    import json
+
+    m, stem = item.meta, item.question.split("\nA. ")[0]
+    if "scene" in m:
+        from generators.symbols import _forces as fz
+
+        scene = fz.Scene.from_dict(m["scene"])
+        shown = {"stem": stem, "setup": scene.setup(),
+                 "forces": sorted(json.dumps([f["name"], f["body"], fz.turn(scene, int(f["angle"])), f["magnitude"]])
+                                  for f in m["forces"])}  # turn() undoes the mirroring: 180 - a again
+        if m.get("show_motion", True):
+            shown["motion"] = [scene.state, scene.velocity, str(scene.accel)]
+        return json.dumps(shown, sort_keys=True)
+    if "tree" in m:
+        from generators.symbols import _circuits as circ
+
+        tree = circ.set_switches(circ.tree_from_json(m["tree"]), True, symbols=True)
+        switches = sorted(p.name for p in circ.parts(circ.tree_from_json(m["tree"])) if p.kind == "switch" and p.closed)
+        return json.dumps({"stem": stem, "emf": m["emf"], "tree": circ.tree_to_json(tree), "closed": switches,
+                           "error": [m.get(k) for k in ("error_type", "changed", "variant")]})
+    if "smiles" in m or "reaction_id" in m:
+        return json.dumps({"stem": stem, "smiles": m.get("smiles"), "reaction": m.get("reaction_id")})
+    return None
+
+
 def _domain_check(name: str):
     if importlib.util.find_spec(f"qc.symbols.{name}") is None:
         return None

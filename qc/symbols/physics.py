@@ -78,7 +78,11 @@ def _circuit_problem(item) -> str | None:
                 return "the brightest lamp is not clearly brightest"
             want = f"Lamp {max(powers, key=powers.get)}"
         elif kind == "switch":
-            after = circ.solve(m["netlist_opened"])
+            action = "opened" if every[m["switch"]].closed else "closed"  # the state drawn decides the question
+            if f"switch {m['switch']} is {action}?" not in item.question:
+                return f"switch {m['switch']} is drawn {'closed' if action == 'opened' else 'open'}: " \
+                       f"the question must ask what happens when it is {action}"
+            after = circ.solve(m["netlist_toggled"])
             lamp = element(m["lamp"])
             want = phys.SWITCH_EFFECTS[phys.switch_effect(solution[lamp][0] * solution[lamp][1],
                                                           after[lamp][0] * after[lamp][1])]
@@ -132,6 +136,11 @@ def _force_problem(item) -> str | None:
     m = item.meta
     scene = fz.Scene.from_dict(m["scene"])
     drawn = [fz.Force.from_dict(f) for f in m["forces"]]
+    # arrows and labels on their own body (a weight arrow running into the block below reads as acting there)
+    if problems := fz.drawing_problems(scene, drawn, {int(k): v for k, v in m["labels"].items()} or None,
+                                       show_values=m.get("show_values", True),
+                                       show_motion=m.get("show_motion", True)):
+        return "; ".join(problems)
     if "error_type" in m:
         found = fz.find_error(scene, drawn)
         if found != (m["error_type"], m["force_concerned"]) or phys.FORCE_ERRORS[m["error_type"]] != item.answer:
