@@ -17,6 +17,9 @@ import numpy as np
 from qc import stats
 from cogforge.record import Item
 from qc.core import Build, CheckResult, Finding, plugin
+from qc.examples import check_examples
+from qc.offensive import check_offensive
+from qc.probe import check_probe
 
 # A blind baseline (no image) on a task of at least SHORTCUT_MIN_ITEMS items fails the
 # build when it beats chance by more than SHORTCUT_MARGIN. On smaller tasks sampling
@@ -291,16 +294,15 @@ def check_balance(build: Build) -> CheckResult:
 # --------------------------------------------------------------------------- shortcuts
 
 
-def _judge(out: CheckResult, baseline: str, stratum: str, acc: float, n: int, chance: float,
-           worst: str = "error") -> dict:
+def _judge(out: CheckResult, baseline: str, stratum: str, acc: float, n: int, chance: float) -> dict:
     hits = round(acc * n)
     p = stats.binomial_sf(hits, n, chance)
     row = {"baseline": baseline, "stratum": stratum, "n": n, "accuracy": acc,
            "ci95": stats.wilson(hits, n), "chance": chance, "p_vs_chance": p}
     if n >= SHORTCUT_MIN_ITEMS:
-        severity = worst if acc > chance + SHORTCUT_MARGIN else None
+        severity = "error" if acc > chance + SHORTCUT_MARGIN else None
     elif p < SHORTCUT_P:
-        severity = (worst if acc > chance + SHORTCUT_SMALL_ERROR_MARGIN
+        severity = ("error" if acc > chance + SHORTCUT_SMALL_ERROR_MARGIN
                     else "warning" if acc > chance + SHORTCUT_MARGIN else None)
     else:
         severity = None
@@ -316,9 +318,9 @@ def check_shortcuts(build: Build) -> CheckResult:
 
     Multiple choice: majority position, the learned choices-only baseline, and every
     heuristic of :data:`qc.stats.HEURISTICS` (option length, words shared with the
-    question or the other options, answer priors by option text and by question),
-    each also *avoided*; option frequency only warns (see ``FREQUENCY_HEURISTICS``). Free text: the majority answer, overall
-    and per question text.
+    question or the other options, answer priors by option text and by question, how
+    often an option's text appears across the task), each also *avoided*. Free text: the majority
+    answer, overall and per question text.
     """
     out = CheckResult()
     rows = []
@@ -344,9 +346,6 @@ def check_shortcuts(build: Build) -> CheckResult:
                 if task in evidence and "question-words" in name:
                     continue  # the words of the sentence are the evidence, not a cue
                 rows.append(_judge(out, name, task, acc, n, chance))
-            frequency = stats.heuristic_accuracies(options, truth, stems, stats.FREQUENCY_HEURISTICS)
-            for name, (acc, _) in frequency.items():
-                rows.append(_judge(out, name, task, acc, n, chance, worst="warning"))
         else:
             # a benchmark whose free answers are not drawn from one vocabulary (an ordering
             # of N IDs: 1/N!) says what chance is in qc/<benchmark>.py
@@ -372,8 +371,22 @@ def check_shortcuts(build: Build) -> CheckResult:
 # --------------------------------------------------------------------------- splits
 
 
+def problem_key(build: Build, item) -> str:
+    """The problem a model is asked, without its style. A benchmark whose items show one
+    problem in several styles (a force diagram's colours, a mirrored drawing, a state the
+    picture hides) defines ``problem_key(item)`` in its QC plugin (None: this default);
+    the default is the question, the options and the images' bytes (the question alone
+    repeats over every picture of an image task)."""
+    own = _benchmark_option(build, "problem_key", None)
+    key = own(item) if own else None
+    if key is not None:
+        return key
+    return json.dumps([item.question, item.options, [_content_hash(build.path / rel) for rel in item.images]])
+
+
 def check_splits(build: Build) -> CheckResult:
-    """No image bytes and no shown item content in two splits (a leak from train to test)."""
+    """No image bytes, no shown item content and no problem (:func:`problem_key`) in two
+    splits (a leak from train to test)."""
     out = CheckResult()
     splits = sorted({i.split for i in build.items})
     if len(splits) < 2:
@@ -382,7 +395,9 @@ def check_splits(build: Build) -> CheckResult:
     image_splits: dict[str, set] = defaultdict(set)
     image_path: dict[str, str] = {}
     content_splits: dict[str, dict[str, str]] = defaultdict(dict)
+    problem_splits: dict[str, dict[str, str]] = defaultdict(dict)
     for item in build.items:
+        problem_splits[problem_key(build, item)].setdefault(item.split, item.id)
         for rel in item.images:
             digest = _content_hash(build.path / rel)
             image_splits[digest].add(item.split)
@@ -396,8 +411,13 @@ def check_splits(build: Build) -> CheckResult:
     for ids in shared_items:
         out.findings.append(Finding("error", "splits", next(iter(ids.values())),
                                     "the same item content is in " + ", ".join(f"{s} ({i})" for s, i in sorted(ids.items()))))
+    shared_problems = [ids for ids in problem_splits.values() if len(ids) > 1]
+    for ids in shared_problems:
+        out.findings.append(Finding("error", "splits", next(iter(ids.values())),
+                                    "the same problem (in another style) is in "
+                                    + ", ".join(f"{s} ({i})" for s, i in sorted(ids.items()))))
     out.stats = {"splits": splits, "images_in_several_splits": len(shared_images),
-                 "items_in_several_splits": len(shared_items)}
+                 "items_in_several_splits": len(shared_items), "problems_in_several_splits": len(shared_problems)}
     return out
 
 
@@ -437,4 +457,5 @@ def check_decisions(build: Build) -> CheckResult:
 
 CHECKS = [("schema", check_schema), ("media", check_media), ("duplicates", check_duplicates),
           ("answers", check_answers), ("balance", check_balance), ("shortcuts", check_shortcuts),
-          ("splits", check_splits), ("decisions", check_decisions)]
+          ("splits", check_splits), ("examples", check_examples), ("decisions", check_decisions),
+          ("offensive", check_offensive), ("probe", check_probe)]

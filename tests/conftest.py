@@ -47,6 +47,20 @@ def cogevolve_build(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def wn():
+    """WordNet 3.0 through nltk, read once for the session."""
+    from generators import wordnet
+
+    return wordnet.reader()
+
+
+@pytest.fixture(scope="session")
+def items(cogevolve_build) -> list[dict]:
+    """The CogEvolve build's items (test modules of other benchmarks define their own ``items``)."""
+    return read_jsonl(cogevolve_build / "items.jsonl")
+
+
+@pytest.fixture(scope="session")
 def carv_release(carv_build, tmp_path_factory) -> Path:
     """The full CARV build released as 1.0.0 (what `make release` does)."""
     from exports.release import release
