@@ -36,13 +36,6 @@ def build(root) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def wn():
-    from generators import wordnet
-
-    return wordnet.reader()
-
-
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 

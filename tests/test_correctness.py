@@ -30,11 +30,6 @@ def graph():
     return constructure.Graph(wordnet.load())
 
 
-@pytest.fixture(scope="module")
-def wn():
-    return wordnet.reader()
-
-
 def node(wn, name: str) -> str:
     return wordnet.wnid(wn.synset(name))
 
