@@ -204,9 +204,17 @@ def _atomic_question(concept: str) -> str:
     return QUESTIONS["atomic"].format(article=article, concept=concept)
 
 
-def _band(shown: int) -> int:
+def _band_of(shown: int) -> int:
     """A coarse exposure band (1, 2, 3, 4, 5-6, 7-9, 10-14, 15-24, 25-49, 50+ showings)."""
     return next((b for b in (50, 25, 15, 10, 7, 5) if shown >= b), shown)
+
+
+# the ledger asks for bands tens of millions of times in a build: a table, not a search
+_BANDS = [_band_of(s) for s in range(51)]
+
+
+def _band(shown: int) -> int:
+    return _BANDS[shown] if shown <= 50 else 50
 
 
 @functools.lru_cache(maxsize=None)

@@ -121,6 +121,7 @@ def readable(synset) -> str:
     return next((n for n in names if n.lower() not in na), names[0])
 
 
+@functools.cache  # called millions of times by CONSTRUCTURE's option ledger
 def name_key(name: str) -> str:
     """How a displayed name is looked up among lemmas: case and underscores do not matter."""
     return name.replace("_", " ").strip().lower()
