@@ -18,7 +18,8 @@ from pathlib import Path
 from types import ModuleType
 
 from cogforge.errors import read_json
-from evaluate.extract import ROTATION, TABLE_SUFFIXES, extract, read_predictions, rotate
+from evaluate.extract import ROTATION, extract, rotate
+from evaluate.predictions import TABLE_SUFFIXES, read_predictions
 from exports.release import ReleaseError, read_rows, verify
 from qc.stats import wilson
 

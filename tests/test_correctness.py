@@ -303,7 +303,7 @@ def previous_build(tmp_path_factory) -> Path:
 
 
 BAD_CARV = {
-    "broken TOML": ("seed = 0\n[[cells]\nid = 1\n", r"bad\.toml: not valid TOML: .*line 2"),
+    "broken TOML": ("seed = 0\n[[cells]\nid = 1\n", r"bad\.toml:2: not valid TOML: .*line 2"),
     "unknown key": ("[[cells]]\nid = 'a'\nsetting = 'single'\noperation = 'single'\natomic = 2\ncount = 5\n"
                     "column = 'x'\ncolour = 'red'\n",
                     r"bad\.toml:8: key cells\[0\]\.colour: unknown key \(allowed here: atomic, column, count"),
@@ -356,7 +356,7 @@ def test_the_shipped_configs_validate():
 
 
 def test_predictions_with_a_byte_order_mark_and_crlf_are_read(tmp_path):
-    from evaluate.extract import read_predictions
+    from evaluate.predictions import read_predictions
 
     path = tmp_path / "p.jsonl"
     rows = [json.dumps({"id": f"x-{k}", "response": "A"}) for k in range(3)]
