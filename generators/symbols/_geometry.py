@@ -303,7 +303,7 @@ def draw(fig: dict) -> bytes:
         o, u, w = _angle_rays(c, v, p, q)
         # radius: a fraction of the shorter arm when given (fans of close segments need room)
         r = reach[0] * min(math.dist(o, c.pts[p]), math.dist(o, c.pts[q])) if reach else 40 * S
-        _arc(c, o, u, w, r, 4, gap=3.5)
+        _arc(c, o, u, w, r, 4, gap=1.0)
         b = _bisector(u, w)
         half = math.acos(max(-1.0, min(1.0, u[0] * w[0] + u[1] * w[1]))) / 2
         for i in range(n):
