@@ -261,38 +261,62 @@ def core_for(graph: dict, cores: dict[str, tuple[str, str] | None]) -> tuple[str
     return cores.get(graph["senses"][graph["prototype"]]["synset"])
 
 
-_SCENE_BY_LEXNAME = {"noun.food": "dish", "noun.group": "institution", "noun.attribute": "swatch",
-                     "noun.shape": "outline", "noun.quantity": "contents", "noun.act": "action"}
-# How a prototype is drawn: the thing where one meets it (food served, a plant in its
-# pot, a tool in a hand), in the same kinds of picture extensions use, so that "the
-# picture without a person" or "the plain picture" is not "the prototype"; an animal or
-# an object alone or beside a person, by turns.
-_PROTOTYPE_BY_LEXNAME = {"noun.food": "dish", "noun.plant": "potted", "noun.artifact": "person-part"}
+def depictions_for(graph: dict, patterns: dict[str, sense_graphs.Pattern],
+                   colours: dict[str, str]) -> dict[str, str]:
+    """Sense key -> how it is drawn (``frame/variant``, :data:`generators.cogevolve.schemas.DEPICTIONS`)
+    for the senses some frame shows; the others are left out. A sense is drawn by what it
+    is, never by its role: the scene its pattern gives it (as a target, or ``source_scene``
+    as a source), else its lexicographer file's (:data:`~generators.cogevolve.schemas.BY_LEXNAME`),
+    and only where the depiction fits its file (``FITS``); a colour needs its paint in
+    ``cogevolve_colours.tsv``. Two senses of a word never share a depiction."""
+    edges = graph.get("patterns", {})
+    out: dict[str, str] = {}
+    proto = graph["prototype"]  # first: where two senses would share a depiction, the prototype keeps it
+    for key, sense in sorted(graph["senses"].items(), key=lambda kv: kv[0] != proto):
+        named = [patterns[name].scene for pair, name in edges.items() if pair.endswith(f">{key}") and name in patterns]
+        named += [patterns[name].source_scene for pair, name in edges.items()
+                  if pair.startswith(f"{key}>") and name in patterns and patterns[name].source_scene]
+        kind = named[0] if named else schemas.BY_LEXNAME.get(sense["lexname"], "")  # ChainNet has no patterns
+        if kind == "material/paint" and key not in colours:
+            kind = ""  # a swatch in the drawing's own colours would show a yellow "teal"
+        if kind and sense["lexname"] in schemas.FITS[kind] and kind not in out.values():
+            out[key] = kind
+    return dict(sorted(out.items(), key=lambda kv: list(graph["senses"]).index(kv[0])))
 
 
-def scene_for(graph: dict, key: str, patterns: dict[str, str], turn: int = 0) -> str:
-    """How a sense is depicted (:func:`generators.cogevolve.schemas.depiction`): the
-    prototype by what it is, an extension by its pattern's ``scene``, else by its
-    lexicographer file and label; ``turn`` alternates a lone prototype with one beside a person."""
-    lexname = graph["senses"][key]["lexname"]
-    if key == graph["prototype"]:
-        return _PROTOTYPE_BY_LEXNAME.get(lexname, ("specimen", "companion")[turn % 2])
-    parent = next((s for s, t, _ in graph["edges"] if t == key), None)
-    label = next(label for s, t, label in graph["edges"] if t == key)
-    name = graph.get("patterns", {}).get(f"{parent}>{key}")
-    if name in patterns:
-        return patterns[name]
-    if lexname == "noun.person":
-        return "person-like" if label == "metaphor" else "person-part"
-    return _SCENE_BY_LEXNAME.get(lexname, "outline" if label == "metaphor" else "emblem")
+FRAME_SLACK, FRAME_BALANCE = 2, 0.2  # a frame's |prototypes - extensions| <= max(slack, balance * pictures)
 
 
-def settings_for(graph: dict, ledger: Counter, rng: random.Random) -> dict[str, str]:
-    """A setting (:data:`generators.cogevolve.schemas.SETTINGS`) for each sense of the word:
+def balanced_frames(graphs: list[dict], kinds_of: dict[str, dict[str, str]], rng: random.Random) -> set[str]:
+    """The ids of the words that get pictures: in a seeded order, and again while any more
+    fit, a word is taken when every frame it draws in stays within FRAME_BALANCE of as many
+    prototypes as extensions. Animals are always prototypes and fruit trees always
+    extensions, so without this the field would say "first" (I-RAVEN's lesson: the
+    sampler, not the reader, must keep the answer out of the picture's style)."""
+    order = list(graphs)
+    rng.shuffle(order)
+    counts: Counter = Counter()
+    chosen: set[str] = set()
+    while True:
+        before = len(chosen)
+        for graph in order:
+            if graph["id"] in chosen:
+                continue
+            mine = Counter((kind.split("/")[0], key == graph["prototype"]) for key, kind in kinds_of[graph["id"]].items())
+            trial = counts + mine
+            if all(abs(trial[(f, True)] - trial[(f, False)])
+                   <= max(FRAME_SLACK, FRAME_BALANCE * (trial[(f, True)] + trial[(f, False)])) for f, _ in mine):
+                counts, chosen = trial, chosen | {graph["id"]}
+        if len(chosen) == before:
+            return chosen
+
+
+def settings_for(graph: dict, keys: list[str], ledger: Counter, rng: random.Random) -> dict[str, str]:
+    """A setting (:data:`generators.cogevolve.schemas.SETTINGS`) for each drawn sense ``keys`` of the word:
     different settings within a word where there are enough, and across the build each
     setting as often for prototypes as for extensions (``ledger`` counts (setting, role)
     over the words drawn so far), so that the backdrop says nothing about the role."""
-    keys = list(graph["senses"])
+    keys = list(keys)
     rng.shuffle(keys)
     out: dict[str, str] = {}
     for key in keys:
@@ -369,7 +393,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         corpus_counts[Path(path).name] = info
     graphs, sents, offended = drop_offensive(graphs, sents, wordnet.offensive(config.get("wordnet_dir")), wn)
     split_of = split_words(sorted({g["word"] for g in graphs}), config["splits"], seed)
-    scene_of_pattern = {p.name: p.scene for p in patterns}
+    pattern_of = {p.name: p for p in patterns}
     twemoji = Path(config.get("twemoji_dir") or ROOT / ".cache" / "twemoji")
     cores = load_cores()
 
@@ -382,26 +406,22 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         drawn_by: dict[str, str] = {}  # PNG sha256 -> graph id: no picture is shared by two words
         colours = schemas.load_colours()
         backdrops: Counter = Counter()  # (setting, role) -> senses drawn so far
-        imaged = [g for g in graphs if core_for(g, cores)]
-        for turn, graph in enumerate(tqdm(imaged, desc="schemas", unit="word", disable=not progress)):
+        kinds_of = {g["id"]: depictions_for(g, pattern_of, colours) for g in graphs if core_for(g, cores)}
+        drawable = [g for g in graphs if len(kinds_of.get(g["id"], ())) >= 2]  # a picture needs another to differ from
+        dropped["schemas (fewer than two senses a frame can show)"] += len(kinds_of) - len(drawable)
+        chosen = balanced_frames(drawable, kinds_of, random.Random(f"cogevolve:{seed}:frames"))
+        imaged = [g for g in drawable if g["id"] in chosen]
+        dropped["schemas (a frame would show one role more than the other)"] += len(drawable) - len(imaged)
+        for graph in tqdm(imaged, desc="schemas", unit="word", disable=not progress):
             points, depicted = core_for(graph, cores)
-            kinds = {key: scene_for(graph, key, scene_of_pattern, turn) for key in graph["senses"]}
-            proto = graph["prototype"]
-            if kinds[proto] in [kind for key, kind in kinds.items() if key != proto]:
-                # a coconut and its flesh both on a plate would look alike: the thing on its own
-                kinds[proto] = ("specimen", "companion")[turn % 2]
-            unnamed = [k for k, kind in kinds.items() if kind == "swatch" and k not in colours]
-            if unnamed:  # a swatch in the drawing's own colours shows a yellow "teal"
-                dropped["schemas (a colour sense missing from cogevolve_colours.tsv)"] += 1
-                continue
+            kinds = kinds_of[graph["id"]]
             srng = random.Random(f"cogevolve:{seed}:{graph['id']}:svg")
             core_id = "k" + "".join(srng.choice("0123456789") for _ in range(8))
             core, colour = schemas.core_group(schemas.core_file(twemoji, points).read_bytes(), core_id)
-            backdrop = settings_for(graph, backdrops, srng)
+            backdrop = settings_for(graph, list(kinds), backdrops, srng)
             records = {}
-            for key in graph["senses"]:
-                kind = kinds[key]
-                paint = colours[key] if kind == "swatch" else colour
+            for key, kind in kinds.items():
+                paint = colours[key] if kind == "material/paint" else colour
                 for _ in range(50):  # another word with the same core may have drawn the same picture
                     svg = schemas.compose(core, core_id, paint, kind, backdrop[key], srng)
                     png = schemas.render(svg)
@@ -417,7 +437,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                                 "core_sha256": checked.core_sha256, "elements": checked.elements,
                                 "png_bytes": len(png), "scene": backdrop[key], "depiction": kind,
                                 "core": {"emoji": points, "synset": depicted}}
-                if kind == "swatch":
+                if kind == "material/paint":
                     records[key]["colour"] = paint
             if len({r["core_sha256"] for r in records.values()}) != 1:
                 raise svgcheck.SVGError([svgcheck.Problem(graph["id"], "core-differs", "core",
@@ -493,14 +513,14 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             glosses = {key: v["gloss"] for key, v in graph["senses"].items()}
             if len(set(glosses.values())) != len(glosses):
                 continue
-            for key in graph["senses"]:
+            for key in records:  # the senses a frame shows; the others are options, never pictures
                 rng = random.Random(f"cogevolve:{seed}:1b:{key}")
                 options = positions.place("1b-i2t", glosses[key], [glosses[o] for o in glosses if o != key], rng)
                 add("1b-i2t", graph, _mcq_prompt(PROMPTS["1b-i2t"].format(word=graph["word"]), options),
                     [records[key]["png"]], options, glosses[key],
                     {"sense": key, "option_senses": _option_senses(graph, options),
                      "image_records": [records[key]]})
-                order = positions.place("1b-t2i", key, [o for o in graph["senses"] if o != key], rng)
+                order = positions.place("1b-t2i", key, [o for o in records if o != key], rng)
                 options = [f"Image {n}" for n in range(1, len(order) + 1)]
                 add("1b-t2i", graph, _mcq_prompt(PROMPTS["1b-t2i"].format(word=graph["word"], gloss=glosses[key]),
                                                  options),
@@ -526,7 +546,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             shown = list(path)
             rng.shuffle(shown)
             if len(path) == 2:  # half the pairs in gold order, half reversed (per split; 3b's own too)
-                ledger = gold_first[(graph["id"] in schema_of, split_of[graph["word"]])]
+                ledger = gold_first[(pictured(graph, path, schema_of), split_of[graph["word"]])]
                 same = ledger[True] <= ledger[False]
                 shown = list(path) if same else list(path)[::-1]
                 ledger[same] += 1
@@ -545,7 +565,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             else:
                 add("3a-masked", graph, PROMPTS["3a-masked"].format(listing=masked), [], None, answer,
                     base | {"masked_terms": terms})
-            if graph["id"] in schema_of:
+            if pictured(graph, path, schema_of):
                 records = schema_of[graph["id"]]
                 names = ", ".join(f"Image {i}" for i in ids)
                 image_meta = {"image_records": [records[k] for k in shown]}
@@ -611,26 +631,33 @@ def ordering_hit(keys: dict[str, float], path: list[str]) -> float:
     return chance
 
 
+def pictured(graph: dict, path: list[str], schema_of: dict) -> bool:
+    """Whether every sense of ``path`` has a picture (3b shows the path's pictures)."""
+    return all(key in schema_of.get(graph["id"], {}) for key in path)
+
+
 def balance_paths(paths: list[tuple[dict, list[str]]], schema_of: dict, rng: random.Random,
                   dropped: Counter) -> list[tuple[dict, list[str]]]:
     """Adversarial filtering of Tier-3 paths (I-RAVEN's lesson): WordNet numbers senses
     by frequency and prototypes are often the most frequent sense, so "order by sense
     number" could solve pairs without reading them. While a blind ordering's expected
     exact match (random tie-breaks) is more than SHORTCUT_MARGIN from chance in a
-    stratum (N=2, N>2; 3b's imaged paths on their own too), a seeded quarter of the
+    stratum (N=2, N>2), a seeded quarter of the
     paths it decides the wrong way (solves when above chance, fails when below) is
-    dropped; what is dropped is counted in the manifest."""
+    dropped; what is dropped is counted in the manifest. Paths with pictures (3b's) and
+    paths without are balanced apart (a mixture of two balanced sets is balanced), so that
+    the text's cues do not cost 3b more of its few paths than its own cues need."""
     kept = list(paths)
     for stratum in ("N=2", "N>2"):
-        for scope in ("3a", "3b"):
+        for scope in ("3a", "3b"):  # paths without pictures, paths with: each balanced, so both together
             for _ in range(80):
                 mine = [gp for gp in kept if (len(gp[1]) == 2) == (stratum == "N=2")
-                        and (scope == "3a" or gp[0]["id"] in schema_of)]
+                        and pictured(gp[0], gp[1], schema_of) == (scope == "3b")]
                 if len(mine) < AUDIT_MIN_ITEMS:  # too few to tell a cue from sampling noise
                     break
                 chance = sum(1 / math.factorial(len(p)) for _, p in mine) / len(mine)
                 hits: dict[str, list[float]] = defaultdict(list)
-                for g, p in mine:  # 3a is text: only 3b's scope has the drawing heuristics
+                for g, p in mine:  # 3b's paths are also shown as pictures: the drawing heuristics too
                     records = schema_of.get(g["id"]) if scope == "3b" else None
                     for name, keys in ordering_keys(g, p, records).items():
                         hits[name].append(ordering_hit(keys, p))

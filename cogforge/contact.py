@@ -30,13 +30,21 @@ def _font(size: int):
 
 
 def cogevolve_sheet(build: Path, out: Path, words: int = 8) -> Path:
-    """One row per word (the words with the most senses first, then by name)."""
+    """One row per word: the words with the most pictures first, then by name, one word
+    for each frame its prototype is drawn in before a second (so every frame shows)."""
     graphs = {}
     for line in (build / "items.jsonl").read_text().splitlines():
         item = json.loads(line)
         if item["task"] == "1b-t2i":
             graphs[item["meta"]["word"]] = item["meta"]
-    chosen = sorted(graphs.values(), key=lambda m: (-len(m["image_records"]), m["word"]))[:words]
+    ranked = sorted(graphs.values(), key=lambda m: (-len(m["image_records"]), m["word"]))
+    seen: dict[str, int] = {}
+    for meta in ranked:  # a rank within the prototype's frame: the first word of each frame first
+        frame = next((r.get("depiction", "").split("/")[0] for r in meta["image_records"]
+                      if r["sense"] == meta["graph"]["prototype"]), "")
+        seen[frame] = seen.get(frame, 0) + 1
+        meta["_turn"] = seen[frame]
+    chosen = sorted(ranked, key=lambda m: m["_turn"])[:words]
     width = 1 + max(len(m["image_records"]) for m in chosen)
     caption_h = 70
     sheet = Image.new("RGB", (width * TILE, len(chosen) * (TILE + caption_h)), "white")

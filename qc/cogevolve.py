@@ -15,11 +15,12 @@ for Tier 2. A baseline more than 5 points above chance warns, one whose whole
 interval lies above that line is an error.
 
 Pictures (:func:`picture_checks`): each word's core is the curated drawing of its
-prototype (no two words share a drawing that was not curated for both); each scene
-kind (the setting a sense is drawn in) is used for prototypes about as often as for
-extensions; "the image whose scene kind is most often a prototype's comes first" is
-audited on Tier 3b like the other baselines; a colour swatch is painted in the colour
-its sense names (hue and lightness of the rendered PNG against ``cogevolve_colours.tsv``).
+prototype (no two words share a drawing that was not curated for both); each setting
+(the backdrop) and each frame (how the picture is built: field, table, sheet, shelf,
+people) draws prototypes and extensions, and, once it has MIN_ITEMS pictures, about as
+often as the build does; "the image whose setting (frame) is most often a prototype's
+comes first" is audited on Tier 3b like the other baselines; a colour swatch is painted
+in the colour its sense names (hue and lightness of the rendered PNG against ``cogevolve_colours.tsv``).
 """
 
 from __future__ import annotations
@@ -85,8 +86,9 @@ def _item_problems(item, graph: dict, build: Build, forms, svg_text) -> list[str
             problems.append("the image is not the schema of the item's sense")
     if item.task == "1b-t2i":
         shown = [r["sense"] for r in m["image_records"]]
-        if item.images != [r["png"] for r in m["image_records"]] or sorted(shown) != sorted(graph["senses"]):
-            problems.append("the images are not the word's schemas")
+        if (item.images != [r["png"] for r in m["image_records"]] or len(set(shown)) != len(shown)
+                or not set(shown) <= set(graph["senses"]) or m["sense"] not in shown):
+            problems.append("the images are not pictures of the word's senses, one each, the item's among them")
         elif item.answer != f"Image {shown.index(m['sense']) + 1}":
             problems.append(f"the image of {m['sense']} is Image {shown.index(m['sense']) + 1}, not {item.answer}")
         if gloss[m["sense"]] not in item.question:
@@ -265,18 +267,20 @@ def shortcut_audits(build: Build, out: CheckResult) -> list[dict]:
     return rows
 
 
-SCENE_BALANCE = 0.15  # a scene kind's prototype share may stray this far from the build's
+SCENE_BALANCE = 0.15  # a setting's or frame's prototype share may stray this far from the build's
+# What a picture is built from, read from its record: the setting (backdrop) and the
+# depiction's frame (field, table, ...). Neither may tell a prototype from an extension.
+LAYERS = {"setting": lambda r: r.get("scene"), "frame": lambda r: r.get("depiction", "").split("/")[0] or None}
 
 
 def picture_checks(build: Build, graphs: dict, records: dict, out: CheckResult) -> tuple[list[dict], list[dict]]:
-    """Cores, scene-kind balance, the first 3b image from scene kind, swatch colours;
-    returns the audit rows and each scene kind's prototype share."""
+    """Cores, the role balance of settings and of frames, the first 3b image from either,
+    paint colours; returns the audit rows and each setting's and frame's prototype share."""
     from builders.cogevolve import core_for, load_cores
     from generators.cogevolve.schemas import load_colours, same_colour, swatch_colour
 
     cores, colours = load_cores(), load_colours()
-    roles: dict[str, Counter] = defaultdict(Counter)  # scene kind -> role -> images
-    words_of_core: dict[str, set] = defaultdict(set)
+    roles: dict[tuple[str, str], Counter] = defaultdict(Counter)  # (layer, kind) -> role -> images
     for rel, (word, gid, r) in sorted(records.items()):
         graph = graphs.get(gid)
         if graph is None or "scene" not in r:
@@ -286,9 +290,11 @@ def picture_checks(build: Build, graphs: dict, records: dict, out: CheckResult) 
             out.findings.append(Finding("error", "cogevolve-pictures", rel,
                                         f"the core U+{r['core']['emoji']} is not the curated drawing of "
                                         f"{graph['senses'][graph['prototype']]['synset']}"))
-        words_of_core[r["core"]["emoji"]].add(word)
-        roles[r["scene"]]["prototype" if r["sense"] == graph["prototype"] else "extension"] += 1
-        if r.get("depiction", r["scene"]) == "swatch":  # builds before 2026-11 had one kind for both
+        role = "prototype" if r["sense"] == graph["prototype"] else "extension"
+        for layer, kind_of in LAYERS.items():
+            if kind_of(r):
+                roles[(layer, kind_of(r))][role] += 1
+        if r.get("depiction") in ("material/paint", "swatch"):  # "swatch": builds before 2026-11-24
             named = colours.get(r["sense"])
             png = build.path / r["png"]
             if named is None:
@@ -298,34 +304,34 @@ def picture_checks(build: Build, graphs: dict, records: dict, out: CheckResult) 
                 out.findings.append(Finding("error", "cogevolve-pictures", r["png"],
                                             f"the swatch of {r['sense']} is painted #{bytes(drawn).hex().upper()}, "
                                             f"not the named {named}"))
-    total = Counter()
-    for counts in roles.values():
-        total.update(counts)
-    share = total["prototype"] / max(1, sum(total.values()))
     balance, rows = [], []
-    for kind, counts in sorted(roles.items()):
-        n = sum(counts.values())
-        mine = counts["prototype"] / n
-        balance.append({"baseline": "scene kind's prototype share", "target": kind, "n": n,
-                     "accuracy": round(mine, 4), "chance": round(share, 4)})
-        if n >= MIN_ITEMS and (abs(mine - share) > SCENE_BALANCE or not counts["prototype"] or not counts["extension"]):
-            out.findings.append(Finding("error", "cogevolve-pictures", kind,
-                                        f"scene kind {kind!r} draws {counts['prototype']} prototypes and "
-                                        f"{counts['extension']} extensions ({100 * mine:.0f}% prototypes against "
-                                        f"{100 * share:.0f}% in the build): the scene tells the role"))
-    rate = {kind: (counts["prototype"] + 1) / (sum(counts.values()) + 2) for kind, counts in roles.items()}
-    for stratum in ("N=2", "N>2"):
-        items = [i for i in build.items if i.task == "3b" and i.meta["stratum"] == stratum]
-        if items:
-            hits, c = 0.0, 0.0
-            for item in items:
-                scene = {r["sense"]: r.get("scene") for r in item.meta["image_records"]}
-                shown = list(item.meta["id_map"].values())
-                best = max(rate.get(scene.get(k), 0.0) for k in shown)
-                tied = [k for k in shown if rate.get(scene.get(k), 0.0) == best]
-                hits += (item.meta["path"][0] in tied) / len(tied)
-                c += 1 / len(shown)
-            rows.append(_audit(out, "first image by scene kind", f"3b {stratum}", hits, len(items), c / len(items)))
+    for layer, kind_of in LAYERS.items():
+        mine = {kind: counts for (lay, kind), counts in roles.items() if lay == layer}
+        total = sum(mine.values(), Counter())
+        share = total["prototype"] / max(1, sum(total.values()))
+        for kind, counts in sorted(mine.items()):
+            n = sum(counts.values())
+            own = counts["prototype"] / n
+            balance.append({"baseline": f"{layer}'s prototype share", "target": kind, "n": n,
+                            "accuracy": round(own, 4), "chance": round(share, 4)})
+            if not counts["prototype"] or not counts["extension"] or (n >= MIN_ITEMS and abs(own - share) > SCENE_BALANCE):
+                out.findings.append(Finding("error", "cogevolve-pictures", kind,
+                                            f"{layer} {kind!r} draws {counts['prototype']} prototypes and "
+                                            f"{counts['extension']} extensions ({100 * own:.0f}% prototypes against "
+                                            f"{100 * share:.0f}% in the build): the {layer} tells the role"))
+        rate = {kind: (counts["prototype"] + 1) / (sum(counts.values()) + 2) for kind, counts in mine.items()}
+        for stratum in ("N=2", "N>2"):
+            items = [i for i in build.items if i.task == "3b" and i.meta["stratum"] == stratum]
+            if items:
+                hits, c = 0.0, 0.0
+                for item in items:
+                    kind = {r["sense"]: kind_of(r) for r in item.meta["image_records"]}
+                    shown = list(item.meta["id_map"].values())
+                    best = max(rate.get(kind.get(k), 0.0) for k in shown)
+                    tied = [k for k in shown if rate.get(kind.get(k), 0.0) == best]
+                    hits += (item.meta["path"][0] in tied) / len(tied)
+                    c += 1 / len(shown)
+                rows.append(_audit(out, f"first image by {layer}", f"3b {stratum}", hits, len(items), c / len(items)))
     return rows, balance
 
 

@@ -32,6 +32,8 @@ from typing import Any, Iterable
 
 import networkx as nx
 
+from generators.cogevolve.schemas import DEPICTIONS
+
 from cogforge.errors import UserError, read_text
 
 PATTERNS = Path(__file__).resolve().parent.parent / "data" / "cogevolve_patterns.toml"
@@ -52,7 +54,8 @@ class Pattern:
     source_under: tuple[str, ...] = ()
     cue: re.Pattern | None = None
     exclude: re.Pattern | None = None
-    scene: str = "outline"
+    scene: str = ""  # how the target is drawn ("frame/variant", schemas.DEPICTIONS); "" = not drawn
+    source_scene: str = ""  # how the source is drawn where its lexicographer file does not say
     mention: bool = False
 
 
@@ -69,7 +72,8 @@ def load_patterns(path: Path | str = PATTERNS) -> tuple[list[Pattern], tuple[str
         missing = [f for f in ("name", "label", "source", "target") if f not in raw]
         if missing:
             raise GraphError(f"{where}: missing {missing}")
-        unknown = set(raw) - {"name", "label", "source", "target", "source_under", "cue", "exclude", "scene", "mention"}
+        unknown = set(raw) - {"name", "label", "source", "target", "source_under", "cue", "exclude", "scene",
+                                  "source_scene", "mention"}
         if unknown:
             raise GraphError(f"{where}: unknown keys {sorted(unknown)}")
         if raw["label"] not in LABELS:
@@ -82,9 +86,13 @@ def load_patterns(path: Path | str = PATTERNS) -> tuple[list[Pattern], tuple[str
             exclude = re.compile(raw["exclude"], re.I) if raw.get("exclude") else None
         except re.error as err:
             raise GraphError(f"{where}: bad regular expression ({err})") from None
+        for key in ("scene", "source_scene"):
+            if raw.get(key, "") not in ("", *DEPICTIONS):
+                raise GraphError(f"{where}: {key} must be one of {', '.join(DEPICTIONS)} (or absent: not drawn), "
+                                 f"not {raw[key]!r}")
         out.append(Pattern(raw["name"], raw["label"], tuple(raw["source"]), tuple(raw["target"]),
-                           tuple(raw.get("source_under", ())), cue, exclude, raw.get("scene", "outline"),
-                           bool(raw.get("mention", False))))
+                           tuple(raw.get("source_under", ())), cue, exclude, raw.get("scene", ""),
+                           raw.get("source_scene", ""), bool(raw.get("mention", False))))
     if not out:
         raise GraphError(f"{path}: no [[pattern]] entries")
     return out, tuple(data.get("prototype_lexnames", ()))

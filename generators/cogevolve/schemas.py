@@ -11,28 +11,32 @@ A picture has two layers that are chosen apart, so that its style never tells th
 
 * a *setting* (the scene kind: meadow, kitchen, studio, street, night, shore), the
   backdrop, dealt by the builder so that each is used for prototypes and extensions alike;
-* a *depiction*, what the sense is, chosen by meaning (``scene`` in
-  ``generators/data/cogevolve_patterns.toml`` for an extension, the lexicographer file
-  for a prototype):
+* a *depiction*, what the sense is: a *frame* shared by prototypes and extensions (a
+  frame is how a picture is built: a fenced field, a table, a hanging sheet, a shelf, a
+  group of people) and, inside it, a *variant* that shows what the sense is. Both come
+  from the sense's own meaning, never from its role: ``scene``/``source_scene`` in
+  ``generators/data/cogevolve_patterns.toml``, else the sense's lexicographer file
+  (:data:`BY_LEXNAME`). So an animal is in the field whether it is a word's prototype
+  (chicken) or not, and so is a plant (the aubergine plant is a prototype, the banana
+  tree an extension of the fruit); food is on the table either way (the banana, the
+  chicken's meat):
 
-==============  ==========================================================
-specimen        the core on its own, standing on the ground
-companion       the core beside a person
-potted          the core growing from a flower pot (a plant)
-dish            the core served on a plate with cutlery (meat, fruit as food)
-made-of         a coat in the core's colour, patterned with small cores, the core beside it (fur, hide)
-product         a vase in the core's colour, patterned likewise (material -> thing)
-person-like     a person whose head is the core (a person "like" it)
-person-part     a person holding up the core (a tool in hand; the hand for the worker)
-action          a person in motion, the core enlarged beside the moving arm
-swatch          paint swatches in the colour the sense names (``cogevolve_colours.tsv``)
-taste           a glass of drink in the core's colour, the core at its rim
-contents        the core translucent, filled with contents, and a measure
-institution     people under a flag that bears the core
-crowd           the core as a backdrop behind a group of people
-outline         a faint core inside a bold dashed outline on an abstract line
-emblem          the core on a badge with rays (what it stands for)
-==============  ==========================================================
+==================  ==================================================================
+field/lives         the core standing on the grass inside a wooden fence (an animal)
+field/grows         the core on a green stem with leaves, growing from a mound of soil inside the fence (a plant)
+table/served        the core served on a plate with cutlery, on a table (food)
+table/drink         a glass of drink in the core's colour on the table, the core at its rim (a flavour)
+material/sample     a sheet hanging from a rod, in the core's colour and patterned with small cores, the core beside it (fur, wood, bone: what things are made of)
+material/paint      the hanging sheet as a colour card: swatches in the colour the sense names (``cogevolve_colours.tsv``)
+measure/vessel      the core, solid and empty, on a shelf beside a measuring jug (a container)
+measure/contents    the core translucent and filled, on the shelf beside the jug (the quantity it holds)
+people/place        the core large, small people at its foot (a building or a place)
+people/members      the group of people under a flag that bears the core (those who belong to it)
+people/person-like  the group, its middle person taller, with the core for a head (a person like it)
+==================  ==================================================================
+
+A sense whose meaning no frame shows (a resemblance, a shape, an abstraction: no
+drawing around the same core shows "a zone resembling an island") gets no picture.
 
 Every setting draws a random amount of detail from the build's RNG, and the core is
 placed with a little jitter, so that "fewest drawn elements first" or "smallest PNG
@@ -43,7 +47,6 @@ written (the colour table is read, not written).
 from __future__ import annotations
 
 import io
-import math
 import random
 import re
 from collections import Counter
@@ -82,22 +85,29 @@ def core_group(svg: bytes, core_id: str) -> tuple[str, str]:
     root = etree.fromstring(svg, parser)
     if root.get("viewBox", "0 0 36 36").split() != ["0", "0", "36", "36"]:
         raise SchemaError(f"core drawing has viewBox {root.get('viewBox')!r}; cores are 36 x 36")
-    fills: Counter = Counter()
 
     def clean(el) -> str:
         tag = etree.QName(el).localname
         if tag not in _CORE_TAGS:
             raise SchemaError(f"core drawing uses <{tag}>, which schemas do not allow")
         attrs = "".join(f' {k}="{v}"' for k, v in sorted(el.attrib.items()) if k in _CORE_ATTRS)
-        if el.get("fill"):
-            fills[el.get("fill").upper()] += len(el.get("d", "")) or 20
         inner = "".join(clean(child) for child in el)
         return f"<{tag}{attrs}>{inner}</{tag}>" if inner else f"<{tag}{attrs}/>"
 
     body = "".join(clean(child) for child in root)
-    dominant = next((c for c, _ in fills.most_common() if not _greyish(c)), fills.most_common(1)[0][0]
-                    if fills else "#888888")
-    return f'<g id="{core_id}">{body}</g>', dominant
+    return f'<g id="{core_id}">{body}</g>', _dominant(svg)
+
+
+def _dominant(svg: bytes) -> str:
+    """The colour that covers most of the drawing (by pixels, not by path length: a
+    lemon's leaf has longer paths than its yellow skin), greys aside when there is colour."""
+    import cairosvg
+    from PIL import Image
+
+    png = cairosvg.svg2png(bytestring=svg, output_width=72, output_height=72, unsafe=False)
+    counts = Counter(p[:3] for p in Image.open(io.BytesIO(png)).convert("RGBA").get_flattened_data() if p[3] > 250)
+    ranked = [f"#{r:02X}{g:02X}{b:02X}" for (r, g, b), _n in counts.most_common()]
+    return next((c for c in ranked if not _greyish(c)), ranked[0] if ranked else "#888888")
 
 
 def _greyish(colour: str) -> bool:
@@ -109,13 +119,26 @@ def _greyish(colour: str) -> bool:
 
 
 SETTINGS = ("meadow", "kitchen", "studio", "street", "night", "shore")
-DEPICTIONS = ("specimen", "companion", "potted", "dish", "made-of", "product", "person-like", "person-part",
-              "action", "swatch", "taste", "contents", "institution", "crowd", "outline", "emblem")
+FRAMES = {"field": ("lives", "grows"), "table": ("served", "drink"), "material": ("sample", "paint"),
+          "measure": ("vessel", "contents"), "people": ("place", "members", "person-like")}
+DEPICTIONS = tuple(f"{frame}/{variant}" for frame, variants in FRAMES.items() for variant in variants)
+# What each depiction can show: the lexicographer files of the senses it may draw. A
+# pattern's scene that does not fit the sense's file (a feather "worn as an ornament" is
+# an artifact, not a fur) leaves the sense undrawn rather than drawn as something else.
+FITS = {"field/lives": {"noun.animal"}, "field/grows": {"noun.plant"}, "table/served": {"noun.food"},
+        "table/drink": {"noun.cognition", "noun.food"}, "material/sample": {"noun.substance"},
+        "material/paint": {"noun.attribute"}, "measure/vessel": {"noun.artifact"},
+        "measure/contents": {"noun.quantity"}, "people/place": {"noun.artifact", "noun.location"},
+        "people/members": {"noun.group"}, "people/person-like": {"noun.person"}}
+# How a sense is drawn when no pattern says: by what it is, whatever its role.
+BY_LEXNAME = {"noun.animal": "field/lives", "noun.plant": "field/grows", "noun.food": "table/served",
+              "noun.substance": "material/sample", "noun.quantity": "measure/contents",
+              "noun.group": "people/members", "noun.person": "people/person-like"}
 # the card inside the white margin that every setting paints
 CARD = (8, 8, SIZE - 16, SIZE - 16)
 GROUND = 430
 INK = "#37474F"
-SWATCH_BOX = (60, 120, 120, 160)  # x, y, width, height of the swatch's opaque panel (QC samples it)
+SWATCH_BOX = (140, 100, 70, 130)  # x, y, width, height of the swatch's opaque panel (QC samples it)
 PERSON = "#5C6BC0"
 
 
@@ -199,90 +222,94 @@ def _person(x: float, y: float, h: float, colour: str = PERSON, head: bool = Tru
 
 
 def depiction(kind: str, core_id: str, colour: str, rng: random.Random) -> list[str]:
-    """What the sense is, drawn over a setting (outside ``<defs>``), each a string of SVG.
-
-    The core's place and size vary a little from picture to picture (``dx``, ``dy``)."""
+    """What the sense is (a ``frame/variant`` of :data:`DEPICTIONS`), drawn over a setting
+    (outside ``<defs>``), each a string of SVG. The frame's furniture is the same for every
+    variant; the core's place and size vary a little from picture to picture (``dx``, ``dy``)."""
+    frame, _, variant = kind.partition("/")
+    if variant not in FRAMES.get(frame, ()):
+        raise SchemaError(f"unknown depiction {kind!r}; depictions: {', '.join(DEPICTIONS)}")
     c, dx, dy = core_id, rng.uniform(-16, 16), rng.uniform(-10, 10)
-    if kind == "specimen":
-        size = rng.uniform(180, 260)
-        return [f'<ellipse cx="{256 + dx:.1f}" cy="{GROUND + 6}" rx="{size * 0.42:.1f}" ry="14" fill="#000000" '
-                'fill-opacity="0.12"/>', _use(c, 256 + dx - size / 2, GROUND - size + 6, size)]
-    if kind == "companion":
-        left = rng.random() < 0.5
-        size = rng.uniform(170, 220)
-        cx, px = (170, 390) if left else (342, 122)
-        return _person(px + dx, GROUND + 10, 250) + [_use(c, cx + dx - size / 2, GROUND - size + 8, size)]
-    if kind == "potted":
-        return ['<path fill="#D84315" d="M186 340 L326 340 L306 440 L206 440 Z"/>',
-                '<rect x="176" y="326" width="160" height="24" rx="6" fill="#BF360C"/>',
-                _use(c, 156 + dx, 136 + dy, 200)]
-    if kind == "dish":
-        return [
-            '<ellipse cx="256" cy="330" rx="190" ry="70" fill="#ECEFF1" stroke="#90A4AE" stroke-width="4"/>',
-            '<ellipse cx="256" cy="330" rx="130" ry="44" fill="#FFFFFF" stroke="#CFD8DC" stroke-width="3"/>',
-            '<rect x="40" y="240" width="10" height="170" rx="4" fill="#78909C"/>',
-            '<path fill="#78909C" d="M462 240 q18 40 0 90 v80 h-10 v-170 z"/>',
-            _use(c, 166 + dx, 160 + dy, 180)]
-    if kind in ("made-of", "product"):  # a coat (fur, hide) or a vase (a thing made of it) patterned with the core,
-        # the core itself beside it: what the thing is made from
-        side = 1 if rng.random() < 0.5 else -1
-        shape = ("M196 90 L140 110 L70 220 L120 250 L160 190 L160 440 L352 440 L352 190 L392 250 L442 220 L372 110 "
-                 "L316 90 Q256 140 196 90 Z" if kind == "made-of" else
-                 "M206 70 L306 70 L300 110 Q400 170 380 300 Q360 420 256 440 Q152 420 132 300 Q112 170 212 110 Z")
-        thing = (f'<g transform="translate({256 + side * 90:.1f} 0) scale(0.72 1) translate(-256 0)">'
-                 f'<path fill="{colour}" fill-opacity="0.45" stroke="{INK}" stroke-width="6" d="{shape}"/>'
-                 + "".join(_use(c, x, y, 60) for x, y in ((196, 200), (262, 200), (196, 300), (262, 300))) + "</g>")
-        return [thing, _use(c, 256 - side * 150 - 80 + dx, GROUND - 170, 160)]
-    if kind == "person-like":  # a person whose head is the core: someone "like" it
-        return _person(256 + dx, GROUND + 10, 330, head=False) + [_use(c, 256 + dx - 90, 30, 180)]
-    if kind == "person-part":  # a person holding the core up: the one who has or uses it
-        return _person(190 + dx, GROUND + 10, 330, arms="up") + [_use(c, 290 + dx, 60 + dy, 130)]
-    if kind == "action":
-        return _person(170 + dx, GROUND + 10, 300, arms="up") + [
-            f'<path fill="none" stroke="#90A4AE" stroke-width="6" d="M{300 + dx:.1f} 120 q40 -30 80 0 '
-            f'M{300 + dx:.1f} 150 q40 -30 80 0"/>', _use(c, 300 + dx, 170, 150)]
-    if kind == "swatch":  # the first panel is SWATCH_BOX, painted in the colour named
-        x, y, w, h = SWATCH_BOX
-        return [
-            f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="10" fill="{colour}" stroke="{INK}" stroke-width="4"/>',
-            f'<rect x="{x + 136}" y="{y}" width="{w}" height="{h}" rx="10" fill="{colour}" fill-opacity="0.7" '
-            f'stroke="{INK}" stroke-width="4"/>',
-            f'<rect x="{x + 272}" y="{y}" width="{w}" height="{h}" rx="10" fill="{colour}" fill-opacity="0.45" '
-            f'stroke="{INK}" stroke-width="4"/>',
-            f'<path fill="{colour}" stroke="{INK}" stroke-width="4" d="M300 330 l120 -20 l10 40 l-120 20 z"/>',
-            _use(c, 70 + dx, 320, 90)]
-    if kind == "taste":
-        return [f'<path fill="{colour}" fill-opacity="0.8" stroke="{INK}" stroke-width="6" '
-                'd="M170 140 L342 140 L320 420 L192 420 Z"/>',
-                '<rect x="238" y="60" width="12" height="140" fill="#EF5350" transform="rotate(15 244 130)"/>',
-                _use(c, 290 + dx, 50, 170)]
-    if kind == "contents":
-        dots = [f'<circle cx="{rng.uniform(180, 330):.1f}" cy="{rng.uniform(230, 390):.1f}" r="18" fill="#A1887F"/>'
-                for _ in range(6)]
-        return [_use(c, 116 + dx, 150, 280, opacity=0.35)] + dots + [
-            f'<rect x="440" y="150" width="16" height="270" fill="none" stroke="{INK}" stroke-width="4"/>',
-            f'<path stroke="{INK}" stroke-width="4" d="M440 200 h-14 M440 260 h-14 M440 320 h-14 M440 380 h-14"/>']
-    if kind == "institution":
-        people = [p for x in (130, 256, 382) for p in _person(x, GROUND + 10, 170, colour="#455A64")]
-        return people + [f'<rect x="246" y="40" width="8" height="200" fill="{INK}"/>',
-                         '<rect x="254" y="44" width="150" height="100" fill="#FFF59D" stroke="#F9A825" '
-                         'stroke-width="4"/>', _use(c, 289, 54, 80)]
-    if kind == "crowd":
-        people = [p for x in (90, 170, 256, 342, 422) for p in _person(x, GROUND + 20, 150, colour="#455A64")]
-        return [_use(c, 136 + dx, 50, 240)] + people
-    if kind == "outline":
-        return [f'<path stroke="{INK}" stroke-width="4" d="M30 420 H482"/>',
-                f'<circle cx="60" cy="420" r="10" fill="{INK}"/>', f'<circle cx="452" cy="420" r="10" fill="{INK}"/>',
-                _use(c, 156 + dx, 130, 200, opacity=0.3),
-                f'<ellipse cx="{256 + dx:.1f}" cy="230" rx="150" ry="150" fill="none" stroke="{INK}" stroke-width="8" '
-                'stroke-dasharray="22 14"/>']
-    if kind == "emblem":
-        rays = "".join(f"M256 230 L{256 + 220 * math.cos(a * math.pi / 6):.1f} "
-                       f"{230 + 220 * math.sin(a * math.pi / 6):.1f} " for a in range(12))
-        return [f'<path stroke="#FFCA28" stroke-width="8" d="{rays}"/>',
-                '<path fill="#FFF8E1" stroke="#F9A825" stroke-width="8" d="M256 70 L400 120 L390 280 Q256 400 122 280 '
-                'L112 120 Z"/>', _use(c, 186 + dx, 140, 140)]
-    raise SchemaError(f"unknown depiction {kind!r}; depictions: {', '.join(DEPICTIONS)}")
+    return {"field": _field, "table": _table, "material": _material, "measure": _measure,
+            "people": _people}[frame](variant, c, colour, dx, dy, rng)
+
+
+def _field(variant: str, c: str, colour: str, dx: float, dy: float, rng: random.Random) -> list[str]:
+    posts = "".join(f"M{x} 270 V{GROUND + 6} " for x in range(36, 500, 62))
+    out = [f'<path fill="none" stroke="#8D6E63" stroke-width="12" stroke-linecap="round" d="{posts}"/>',
+           '<path fill="none" stroke="#A1887F" stroke-width="9" d="M20 300 H492 M20 350 H492"/>']
+    if variant == "lives":  # an animal on the grass
+        size = rng.uniform(190, 240)
+        return out + [f'<ellipse cx="{256 + dx:.1f}" cy="{GROUND + 8}" rx="{size * 0.42:.1f}" ry="14" '
+                      'fill="#000000" fill-opacity="0.12"/>', _use(c, 256 + dx - size / 2, GROUND - size + 8, size)]
+    size = rng.uniform(140, 165)  # a plant: the core on a stem with leaves, out of a mound of soil
+    top = 250 - size / 2 + dy
+    return out + [
+        f'<path fill="none" stroke="#558B2F" stroke-width="11" stroke-linecap="round" '
+        f'd="M{256 + dx:.1f} {GROUND - 4} C{246 + dx:.1f} 360 {266 + dx:.1f} 300 {256 + dx:.1f} {top + size - 20:.1f}"/>',
+        f'<ellipse cx="{222 + dx:.1f}" cy="350" rx="36" ry="13" fill="#7CB342" transform="rotate(-25 {222 + dx:.1f} 350)"/>',
+        f'<ellipse cx="{290 + dx:.1f}" cy="320" rx="36" ry="13" fill="#7CB342" transform="rotate(25 {290 + dx:.1f} 320)"/>',
+        f'<ellipse cx="{256 + dx:.1f}" cy="{GROUND + 2}" rx="96" ry="24" fill="#6D4C41"/>',
+        _use(c, 256 + dx - size / 2, top, size)]
+
+
+def _table(variant: str, c: str, colour: str, dx: float, dy: float, rng: random.Random) -> list[str]:
+    out = ['<rect x="40" y="360" width="432" height="18" rx="4" fill="#8D6E63"/>',
+           f'<path stroke="#6D4C41" stroke-width="14" d="M78 378 V{GROUND + 40} M434 378 V{GROUND + 40}"/>']
+    if variant == "served":  # food on a plate, a fork and a knife beside it
+        return out + [
+            '<ellipse cx="256" cy="338" rx="175" ry="36" fill="#ECEFF1" stroke="#90A4AE" stroke-width="4"/>',
+            '<ellipse cx="256" cy="338" rx="118" ry="22" fill="#FFFFFF" stroke="#CFD8DC" stroke-width="3"/>',
+            '<rect x="52" y="250" width="9" height="100" rx="4" fill="#78909C"/>',
+            '<path fill="#78909C" d="M452 250 q16 30 0 60 v40 h-9 v-100 z"/>',
+            _use(c, 256 + dx - 85, 160 + dy, 170)]
+    return out + [  # a flavour: a drink in the core's colour, the core at the glass's rim
+        f'<path fill="{colour}" fill-opacity="0.8" stroke="{INK}" stroke-width="6" d="M176 170 L320 170 L304 358 L192 358 Z"/>',
+        '<rect x="236" y="90" width="12" height="130" fill="#EF5350" transform="rotate(15 242 150)"/>',
+        _use(c, 286 + dx, 70 + dy, 140)]
+
+
+def _material(variant: str, c: str, colour: str, dx: float, dy: float, rng: random.Random) -> list[str]:
+    x, y, w, h = SWATCH_BOX
+    out = [f'<path stroke="{INK}" stroke-width="10" stroke-linecap="round" d="M100 66 H412"/>']
+    if variant == "sample":  # a sheet of the stuff: the core's colour, patterned with the core
+        out.append(f'<path fill="{colour}" fill-opacity="0.85" stroke="{INK}" stroke-width="5" '
+                   'd="M118 70 H394 V330 Q356 350 318 330 Q280 310 242 330 Q204 350 166 330 Q142 318 118 330 Z"/>')
+        out += [_use(c, px, py, 56) for px in (140, 228, 316) for py in (96, 200)]
+    else:  # a colour card: swatches painted in the colour the sense names (SWATCH_BOX is the first)
+        out.append(f'<path fill="#FAFAFA" stroke="{INK}" stroke-width="5" d="M118 70 H394 V330 H118 Z"/>')
+        out += [f'<rect x="{x + k * 81}" y="{y}" width="{w}" height="{h}" rx="8" fill="{colour}" '
+                f'fill-opacity="{opacity}" stroke="{INK}" stroke-width="3"/>'
+                for k, opacity in enumerate((1, 0.75, 0.5))]
+        out.append(f'<rect x="{x}" y="{y + h + 20}" width="232" height="36" rx="8" fill="{colour}" '
+                   f'stroke="{INK}" stroke-width="3"/>')
+    return out + [_use(c, 384 + dx, GROUND - 104, 100)]
+
+
+def _measure(variant: str, c: str, colour: str, dx: float, dy: float, rng: random.Random) -> list[str]:
+    out = ['<rect x="40" y="380" width="432" height="14" rx="3" fill="#A1887F"/>',
+           '<path fill="#FFFFFF" fill-opacity="0.7" stroke="#546E7A" stroke-width="4" '
+           'd="M396 250 H456 V380 H396 Z M456 270 q22 10 0 40"/>',
+           '<path stroke="#546E7A" stroke-width="3" d="M396 280 h14 M396 305 h9 M396 330 h14 M396 355 h9"/>']
+    size = rng.uniform(200, 225)
+    left = 200 + dx - size / 2
+    if variant == "vessel":  # the container itself, solid and empty
+        return out + [_use(c, left, 384 - size, size)]
+    dots = [f'<circle cx="{rng.uniform(left + size * 0.3, left + size * 0.7):.1f}" '  # where a vessel's opening is
+            f'cy="{rng.uniform(384 - size * 0.8, 384 - size * 0.45):.1f}" r="14" fill="#8D6E63"/>' for _ in range(7)]
+    return out + [_use(c, left, 384 - size, size, opacity=0.35)] + dots  # what it holds, seen through it
+
+
+def _people(variant: str, c: str, colour: str, dx: float, dy: float, rng: random.Random) -> list[str]:
+    if variant == "person-like":  # the middle one taller, the core for a head
+        side = [p for x in (96, 416) for p in _person(x, GROUND + 10, 170, colour="#455A64")]
+        return side + _person(256 + dx, GROUND + 10, 300, head=False) + [_use(c, 256 + dx - 75, 104 + dy, 150)]
+    if variant == "place":  # the place itself, large, its people small at its foot
+        return [_use(c, 256 + dx - 145, GROUND - 282, 290)] + [
+            p for x in (70, 130, 382, 442) for p in _person(x, GROUND + 10, 100, colour="#455A64")]
+    people = [p for x in (130, 256, 382) for p in _person(x, GROUND + 10, 170, colour="#455A64")]
+    return people + [f'<rect x="246" y="40" width="8" height="200" fill="{INK}"/>',  # members: under its flag
+                     '<rect x="254" y="44" width="150" height="100" fill="#FFF59D" stroke="#F9A825" stroke-width="4"/>',
+                     _use(c, 289, 54, 80)]
 
 
 def compose(core: str, core_id: str, colour: str, depicted: str, backdrop: str, rng: random.Random) -> bytes:
