@@ -219,14 +219,19 @@ def _redraw(m: dict) -> bytes:
                      reversed_meter=m.get("reversed_meter"))
 
 
+def _problem(item) -> str | None:
+    try:
+        return _circuit_problem(item) if "netlist" in item.meta else _force_problem(item)
+    except (ValueError, KeyError) as err:
+        return f"cannot be re-derived: {err}"
+
+
 def check(build: Build, items: list) -> CheckResult:
     out = CheckResult()
     wrong = 0
-    for item in items:
-        try:
-            problem = _circuit_problem(item) if "netlist" in item.meta else _force_problem(item)
-        except (ValueError, KeyError) as err:
-            problem = f"cannot be re-derived: {err}"
+    # each item on its own (re-solving, free-body rules, label geometry): on every core
+    for item, problem in zip(items, draw_all([partial(_problem, i) for i in items], progress=False,
+                                             desc="re-deriving")):
         if problem:
             wrong += 1
             out.findings.append(Finding("error", "physics", item.id, problem))
