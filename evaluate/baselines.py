@@ -32,8 +32,8 @@ def baseline(release: Path | str, kind: Kind, seed: int = 0) -> list[dict]:
         for r in rows:
             if r["options"]:
                 out.append(chr(65 + rng.randrange(len(r["options"]))))
-            elif plugin and hasattr(plugin, "random_answer"):
-                out.append(plugin.random_answer(rng))
+            elif plugin and hasattr(plugin, "random_answer"):  # uniform over the item's answer space
+                out.append(plugin.random_answer(rng, r))
             else:
                 out.append(rng.choice(answers))
     elif kind == "majority":

@@ -179,8 +179,8 @@ def tables(records: list[dict]) -> dict[str, dict[str, float]]:
             "atomic changes": {k: sum(v) / len(v) for k, v in sorted(scaling.items())}}
 
 
-def random_answer(rng) -> str:
-    """The caption of a uniformly random state: the random baseline's guess."""
+def random_answer(rng, row: dict | None = None) -> str:
+    """The caption of a uniformly random state (the same space for every item): the random baseline's guess."""
     return rng.choice(_all_captions())
 
 

@@ -142,6 +142,12 @@ def is_correct(answer: str, row: dict) -> bool:
     return parse_sequence(answer, gold) == gold
 
 
+def random_answer(rng, row: dict) -> str:
+    """Tier 3: a uniformly random order of the item's IDs, the guess ``chance`` counts on."""
+    gold = _gold(row["id"], row["answer"])
+    return " -> ".join(rng.sample(gold, len(gold)))
+
+
 def chance(row: dict) -> float:
     """Tier 3: one order among n! (multiple choice gets 1/options from the scorer)."""
     if row["task"] in TIER3:
