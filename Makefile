@@ -59,9 +59,10 @@ $(LS_STAMP): annotation/requirements-label-studio.lock
 
 setup-label-studio: $(LS_STAMP)
 
-# lmms-eval, for the tests that load releases with its own task manager. Its package is
-# installed without its long dependency list (video, audio, API clients); the lock holds
-# what its task loading and scoring import.
+# lmms-eval, for the tests that load releases with its own task manager and run its command
+# line. Its package is installed without its long dependency list (video, audio, most API
+# clients); the lock holds what its task loading, scoring, results table and OpenAI-compatible
+# model (`--model openai`) import. Changing the lock reinstalls (the stamp depends on it).
 $(LMMS_STAMP): exports/requirements-lmms-eval.lock
 	@test -x $(LMMS_VENV)/bin/python || $(PYTHON) -m venv $(LMMS_VENV)
 	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check -r exports/requirements-lmms-eval.lock

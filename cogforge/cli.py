@@ -201,7 +201,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from evaluate.score import score
 
         if not args.predictions:
-            raise UserError("usage: cogforge eval score --release RELEASE --predictions FILE [FILE ...]")
+            raise UserError("usage: cogforge eval score --release RELEASE --predictions FILE|FOLDER [...]")
         judges = None
         if args.judge:
             endpoints = []
@@ -212,7 +212,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 endpoints.append(Endpoint(url, model, api_key_env=args.api_key_env))
             judges = Judges(tuple(endpoints), args.judge_agree or len(endpoints))
         results = score(args.release, args.predictions, judges, args.allow_unverified,
-                        True if args.circular else None, args.split)
+                        True if args.circular else None, args.split, args.model)
         out = Path(args.out) if args.out else Path(args.predictions[0]).with_suffix(".scores")
         paths = report.write(results, out)
         for model, r in results["models"].items():
@@ -220,6 +220,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             lo, hi = o["ci95"]
             print(f"{model}: accuracy {100 * o['accuracy']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] on {o['n']} items "
                   f"(chance {100 * o['chance']:.1f}%); answers not parsed {100 * e['fail_rate']:.1f}%")
+            if len(r["predictions"]) > 1 or Path(r["predictions"][0]) not in map(Path, args.predictions):
+                print("  from " + ", ".join(r["predictions"]))
             for kind in ("malformed", "duplicate_ids", "unknown_ids"):
                 for problem in p[kind][:20]:
                     print(f"  {kind.replace('_', ' ')}: {problem}")
@@ -235,7 +237,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         endpoint = Endpoint(args.base_url, args.model, args.api_key_env, args.timeout, args.retries)
         out = Path(args.out or f"predictions/{args.model.replace('/', '_')}.jsonl")
         r = run(args.release, endpoint, out, args.concurrency, args.temperature, args.max_tokens,
-                args.circular, args.limit)
+                args.circular, args.limit, split=args.split)
         print(f"{out}: {r['requests']} requests, {r['from_cache']} from the cache, {r['asked']} asked, "
               f"{r['failed']} failed")
         return 1 if r["failed"] else 0
@@ -305,15 +307,17 @@ def main(argv: list[str] | None = None) -> int:
     ev = sub.add_parser("eval", help="score predictions on a release, run a model, or write a baseline")
     ev.add_argument("action", choices=["score", "run", "baseline"])
     ev.add_argument("--release", required=True, help="a release folder, e.g. releases/carv/1.0.0")
-    ev.add_argument("--predictions", nargs="+", help="score: predictions files, one per model")
+    ev.add_argument("--predictions", nargs="+", help="score: predictions files, or folders VLMEvalKit wrote "
+                    "(searched for this release's <model>_<dataset>.xlsx); files of one model are scored together")
     ev.add_argument("--out", default=None, help="score: report folder; run/baseline: predictions file")
     ev.add_argument("--allow-unverified", action="store_true", help="score a release whose hashes fail")
-    ev.add_argument("--split", default=None, help="score: only this split's items (a VLMEvalKit prediction "
-                    "file of one split selects it by itself)")
+    ev.add_argument("--split", default=None, help="score, run: only this split's items (a VLMEvalKit "
+                    "prediction file of one split selects it by itself)")
     ev.add_argument("--circular", action="store_true", help="multiple choice: every rotation of the options")
     ev.add_argument("--judge", action="append", help="score: an LLM judge MODEL@BASE_URL (repeat for an ensemble)")
     ev.add_argument("--judge-agree", type=int, default=None, help="score: judges that must agree (default: all)")
-    ev.add_argument("--model", help="run: the model name the endpoint serves")
+    ev.add_argument("--model", help="run: the model name the endpoint serves; score: the model of every "
+                    "predictions file (they are scored as one)")
     ev.add_argument("--base-url", help="run: e.g. http://127.0.0.1:8000/v1")
     ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     ev.add_argument("--concurrency", type=int, default=4)

@@ -2,7 +2,8 @@
 
 Predictions are JSON lines ``{"id": ..., "response": "..."}`` (extra fields kept), or
 VLMEvalKit's prediction files (``<model>_<dataset>.xlsx`` or ``.tsv``: a ``prediction``
-column, joined to items by ``id`` or, failing that, by ``index``).
+column, joined to items by ``id`` or, failing that, by ``index``), or lmms-eval's sample
+logs (``evaluate/lmms_logs.py``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ def read_predictions(path: Path | str, known: set[str],
     path = Path(path)
     if not path.is_file():
         raise PredictionError("no such predictions file; check the path", path)
+    from evaluate import lmms_logs  # imported here: it builds on this module
+
+    if lmms_logs.is_samples_log(path):
+        return lmms_logs.read_samples(path, known)
     if path.suffix.lower() in TABLE_SUFFIXES:
         return _read_table(path, known, by_index or {}, problems)
     try:

@@ -28,8 +28,8 @@ def _bars(results: dict, family: str, path: Path) -> Path:
             lo = [max(0.0, 100 * (b[s]["accuracy"] - b[s]["ci95"][0])) if s in b else 0 for s in strata]
             hi = [max(0.0, 100 * (b[s]["ci95"][1] - b[s]["accuracy"])) if s in b else 0 for s in strata]
             ax.bar(x + i * width - 0.4 + width / 2, acc, width, yerr=[lo, hi], capsize=2, label=model)
-        first = next(iter(results["models"].values()))["breakdown"][family]
-        ax.scatter(x, [100 * first[s]["chance"] if s in first else 0 for s in strata],
+        chance = {s: v["chance"] for r in results["models"].values() for s, v in r["breakdown"].get(family, {}).items()}
+        ax.scatter(x, [100 * chance.get(s, 0) for s in strata],
                    marker="_", s=400, color="black", zorder=3, label="chance")
         ax.set_xticks(x, strata, rotation=30, ha="right")
         ax.set_ylabel("accuracy (%)")
@@ -72,16 +72,20 @@ def write(results: dict, out_dir: Path) -> dict[str, Path]:
         from evaluate.score import _plugin
 
         md += _plugin(rel["benchmark"]).tables_markdown(results)
-    for family in first["breakdown"]:
+    # models scored on different items (a split each, or one VLMEvalKit file each) may have
+    # strata the others lack (symbols' error_type exists only for error items)
+    families = list(dict.fromkeys(f for r in results["models"].values() for f in r["breakdown"]))
+    for family in families:
         png = _bars(results, family, out_dir / f"by-{family.replace(' ', '-').lower()}.png")
         paths[f"plot-{family}"] = png
         md += ["", f"## By {family}", "", f"![accuracy by {family}]({png.name})", "",
                "| " + family + " | " + " | ".join(results["models"]) + " |",
                "|" + " --- |" * (len(results["models"]) + 1)]
-        for value in first["breakdown"][family]:
+        values = sorted({v for r in results["models"].values() for v in r["breakdown"].get(family, {})})
+        for value in values:
             cells = []
             for r in results["models"].values():
-                s = r["breakdown"][family].get(value)
+                s = r["breakdown"].get(family, {}).get(value)
                 cells.append("-" if s is None else f"{_pct(s['accuracy'])} (n={s['n']})")
             md.append(f"| {value} | " + " | ".join(cells) + " |")
     md += ["", "## Answer extraction", ""]

@@ -59,19 +59,23 @@ def evaluate_with(info: dict, plugin: ModuleType | None) -> list[str]:
     names = info.get("vlmevalkit", [])
     out = ["## Evaluate with ...", "", "### VLMEvalKit", "",
            "Copy the TSVs of `exports/vlmevalkit/` into `$LMUData` (default `~/LMUData`) and run "
-           "`python run.py --data <name> --model <model>` with one of: "
+           "`python run.py --mode infer --data <name> ... --model <model>` with any of: "
            + ", ".join(f"`{n}`" for n in names) + ". Names with `openended` are free-text (VLMEvalKit "
-           "then adds no multiple-choice instructions); the others are multiple choice, with the "
-           "stem in `question` and the options in `A`, `B`, .... Score its prediction file here: "
-           f"`cogforge eval score --release {folder} --predictions <model>_<name>.xlsx` (the `id` column, or "
-           "`index`, joins each prediction to its item; `--split` picks the split).", "",
+           "then adds no multiple-choice instructions, and has no evaluator for them: `--mode infer`); "
+           "the others are multiple choice, with the stem in `question`, the options in `A`, `B`, ... "
+           "and the letter alone asked for. Score its output folder here: "
+           f"`cogforge eval score --release {folder} --predictions <VLMEvalKit>/outputs` (it finds "
+           "`<model>/T<date>_G<commit>/<model>_<name>.xlsx`, scores a model's files together, one score "
+           "per split; the `id` column, or `index`, joins each prediction to its item).", "",
            "### lmms-eval", "",
            f"`lmms-eval --model <model> --include_path {folder}/exports/lmms_eval --tasks <task>`; "
-           "tasks, by split tag (a tag runs all of them):", ""]
+           "tasks, by split group (a group runs all of them and reports their accuracy over all items):", ""]
     for tag, tasks in info.get("lmms_eval", {}).items():
         out.append(f"- `{tag}`: " + ", ".join(f"`{t}`" for t in tasks))
     out += ["", "`utils.py` there carries cogforge's answer extraction and judge, so its accuracy "
-            "equals `cogforge eval score` on the same responses.", "",
+            "equals `cogforge eval score` on the same responses. Its sample logs name each item "
+            "(`--log_samples --output_path <out>`): "
+            f"`cogforge eval score --release {folder} --predictions <out>` reads them.", "",
             "### datasets, parquet and Croissant", "",
             f'`load_dataset("{folder}")` (the `default` config reads `data/<split>.parquet`); '
             "`pandas.read_parquet` or any parquet reader works on the files alone; "

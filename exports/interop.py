@@ -6,7 +6,13 @@ choice) and, for prompts, from the name (a name without "openended" is treated a
 multiple choice). So:
 
 * multiple-choice rows go to ``<benchmark>_<split>.tsv``: ``question`` holds the stem
-  only (VLMEvalKit lists the options ``A``, ``B``, ... itself), ``answer`` the letter;
+  only (VLMEvalKit lists the options ``A``, ``B``, ... itself and asks for the letter),
+  ``answer`` the letter. An instruction that asks for more than the letter (symbols'
+  "Answer: <letter>" then a corrected SMILES or a force, the benchmark's
+  ``VLMEVALKIT_DROP``) is left out: VLMEvalKit's exact matching (``can_infer_option``)
+  reads any lone capital in a reply as an option letter, so a SMILES such as "CC(C)O"
+  after the right letter makes the reply ambiguous and wrong. Those extra fields are
+  measured by ``cogforge eval run`` and lmms-eval, whose prompts keep the instruction;
 * free-text rows go to ``<benchmark>_openended_<split>.tsv``: ``question`` is the full
   prompt, ``answer`` the reference answer.
 
@@ -60,8 +66,21 @@ def release_order(rows: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: r["split"])  # stable: file order within a split
 
 
-def write_vlmevalkit(rows: list[dict], benchmark: str, data_dir: Path, out_dir: Path) -> list[str]:
-    """Write every TSV into ``out_dir``; returns the dataset names written."""
+def mcq_question(row: dict, drop: tuple[str, ...] = ()) -> str:
+    """A multiple-choice item's question as VLMEvalKit gets it: the stem, without the
+    option lines, the answer instruction and the lines in ``drop`` (instructions that ask
+    for more than the letter)."""
+    stem = question_stem(row["question"], row["options"])
+    return "\n".join(line for line in stem.split("\n") if line.strip() not in drop)
+
+
+def write_vlmevalkit(rows: list[dict], benchmark: str, data_dir: Path, out_dir: Path,
+                     drop: tuple[str, ...] = ()) -> list[str]:
+    """Write every TSV into ``out_dir``; returns the dataset names written.
+
+    Args:
+        drop: instruction lines that multiple-choice questions leave out (see ``mcq_question``).
+    """
     ordered = release_order(rows)
     files: dict[str, list[tuple[int, dict]]] = {}
     for index, row in enumerate(ordered):
@@ -81,13 +100,13 @@ def write_vlmevalkit(rows: list[dict], benchmark: str, data_dir: Path, out_dir: 
             writer.writerow(columns + [chr(65 + k) for k in range(letters)])
             first_with: dict[tuple[str, ...], int] = {}
             for index, row in indexed:
-                cells = _cells(index, row, data_dir, letters, encoded, first_with)
+                cells = _cells(index, row, data_dir, letters, encoded, first_with, drop)
                 writer.writerow(cells[:5] + cells[6:] if text_only else cells)
     return sorted(files)
 
 
 def _cells(index: int, row: dict, data_dir: Path, letters: int, encoded: dict[str, str],
-           first_with: dict[tuple[str, ...], int]) -> list[str]:
+           first_with: dict[tuple[str, ...], int], drop: tuple[str, ...]) -> list[str]:
     names = tuple(row["file_names"])
     if names in first_with:
         image = str(first_with[names])
@@ -100,7 +119,7 @@ def _cells(index: int, row: dict, data_dir: Path, letters: int, encoded: dict[st
         image = blobs[0] if len(blobs) == 1 else repr(blobs)
     paths = [Path(n).name for n in names]
     options = row["options"] or []
-    question = question_stem(row["question"], options) if options else row["question"]
+    question = mcq_question(row, drop) if options else row["question"]
     answer = chr(65 + options.index(row["answer"])) if options else row["answer"]
     cells = {"id": row["id"], "split": row["split"], "question": question, "answer": answer,
              "category": row["task"], **{chr(65 + k): o for k, o in enumerate(options)}}

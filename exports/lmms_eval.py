@@ -1,11 +1,16 @@
 """An lmms-eval task folder for a release: ``exports/lmms_eval/``.
 
 ``lmms-eval --include_path <release>/exports/lmms_eval --tasks <name>`` runs it with no
-other code. One YAML per task and split, named ``<benchmark>_<task>_<split>`` (tagged
-``<benchmark>_<split>`` to run a whole split), reads ``data/<split>.parquet`` (images
-embedded) relative to the YAML, as lmms-eval resolves local ``data_files``. The prompt
-is the item's ``question`` as the release has it (options listed once), the target is
-the option letter for multiple choice and the answer otherwise.
+other code. One YAML per task and split, named ``<benchmark>_<task>_<split>``, reads
+``data/<split>.parquet`` (images embedded) relative to the YAML, as lmms-eval resolves
+local ``data_files``; a group per split, ``<benchmark>_<split>``, runs all its tasks and
+reports their accuracy weighted by items (the split's overall score). The prompt is the
+item's ``question`` as the release has it (options listed once), the target is the
+option letter for multiple choice and the answer otherwise.
+
+Each sample's metrics carry its item ``id`` (a metric whose aggregate counts the items), so
+lmms-eval's sample logs (``--log_samples``) name the item of every response and
+``cogforge eval score`` reads them as they are (``evaluate/lmms_logs.py``).
 
 ``utils.py`` is self-contained: it carries cogforge's own answer extraction
 (``evaluate/extract.py``) and, where the benchmark has one, its judge
@@ -31,8 +36,8 @@ def task_name(benchmark: str, task: str, split: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", f"{benchmark}_{task}_{split}").lower()
 
 
-def tag_name(benchmark: str, split: str) -> str:
-    """The tag that runs every task of one split: ``--tasks <benchmark>_<split>``."""
+def group_name(benchmark: str, split: str) -> str:
+    """The group that runs every task of one split: ``--tasks <benchmark>_<split>``."""
     return task_name(benchmark, "", split)
 
 
@@ -104,7 +109,13 @@ def is_right(response, doc):
 
 
 def process_results(doc, results):
-    return {{"accuracy": float(is_right(results[0] if results else "", doc))}}
+    # "id" goes into the sample log beside the verdict: the item each response answers
+    return {{"accuracy": float(is_right(results[0] if results else "", doc)), "id": doc["id"]}}
+
+
+def count_items(ids):
+    """The aggregate of the "id" metric: how many items were scored."""
+    return len(ids)
 
 
 def _only(dataset, task):
@@ -156,6 +167,7 @@ def template(version: str) -> str:
              "generation_kwargs:"]
     lines += [f"  {k}: {json.dumps(v)}" for k, v in GENERATION.items()]
     lines += ["metric_list:", "  - metric: accuracy", "    aggregation: mean", "    higher_is_better: true",
+              "  - metric: id", "    aggregation: !function utils.count_items", "    higher_is_better: true",
               "lmms_eval_specific_kwargs:", "  default:", '    pre_prompt: ""', '    post_prompt: ""',
               "metadata:", f"  version: {_yaml_string(version)}"]
     return "\n".join(lines) + "\n"
@@ -164,11 +176,20 @@ def template(version: str) -> str:
 def task_yaml(benchmark: str, task: str, split: str) -> str:
     return "\n".join([
         f"task: {task_name(benchmark, task, split)}",
-        "tag:", f"  - {tag_name(benchmark, split)}",
         "include: _default_template_yaml",
         "dataset_kwargs:", "  data_files:", f"    {split}: ../../data/{split}.parquet",
         f"test_split: {split}",
         f"process_docs: !function utils.docs_{_ident(task)}",
+    ]) + "\n"
+
+
+def group_yaml(benchmark: str, split: str, tasks: list[str], version: str) -> str:
+    """A split's group: its tasks, and their accuracy pooled over items (weighted by task size)."""
+    return "\n".join([
+        f"group: {group_name(benchmark, split)}",
+        "task:", *(f"  - {task_name(benchmark, t, split)}" for t in tasks),
+        "aggregate_metric_list:", "  - metric: accuracy", "    aggregation: mean", "    weight_by_size: true",
+        "metadata:", f"  version: {_yaml_string(version)}",
     ]) + "\n"
 
 
@@ -180,12 +201,15 @@ def files(benchmark: str, version: str, rows: list[dict]) -> dict[str, str]:
            f"{FOLDER}/utils.py": utils_source(benchmark, tasks)}
     for task, split in pairs:
         out[f"{FOLDER}/{task_name(benchmark, task, split)}.yaml"] = task_yaml(benchmark, task, split)
+    for split in sorted({s for _, s in pairs}):
+        members = [t for t, s in pairs if s == split]
+        out[f"{FOLDER}/_{group_name(benchmark, split)}.yaml"] = group_yaml(benchmark, split, members, version)
     return out
 
 
 def readme_names(benchmark: str, rows: list[dict]) -> dict[str, list[str]]:
-    """Task names by split tag, for the card."""
+    """Task names by split group, for the card."""
     out: dict[str, list[str]] = {}
     for task, split in sorted({(r["task"], r["split"]) for r in rows}):
-        out.setdefault(tag_name(benchmark, split), []).append(task_name(benchmark, task, split))
+        out.setdefault(group_name(benchmark, split), []).append(task_name(benchmark, task, split))
     return out

@@ -160,7 +160,8 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
         from exports.interop import ExportError, write_vlmevalkit
 
         try:
-            vlmevalkit = write_vlmevalkit(rows, benchmark, data, final_tmp / "exports" / "vlmevalkit")
+            vlmevalkit = write_vlmevalkit(rows, benchmark, data, final_tmp / "exports" / "vlmevalkit",
+                                          getattr(plugin, "VLMEVALKIT_DROP", ()))
         except ExportError as err:
             raise ReleaseError(f"{build_dir}: {err}") from None
         extra: dict[str, str | bytes] = lmms_eval.files(benchmark, version, rows)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from generators import symbols
+from generators.symbols.chemistry import STRUCTURE_REPLY
+from generators.symbols.physics import FORCE_REPLY
 
 
 def _credits() -> str:
@@ -40,4 +42,14 @@ LIMITATIONS = [
     "Reaction-type and balancing items are bounded by the curated reaction file (far fewer than "
     "the paper's 1,000 each); condition, product and yield items exist only when ChemBench4K "
     "files are imported (--input chembench=FILE).",
+    "In the VLMEvalKit files the structure-error and force-error items ask for the letter alone "
+    "(VLMEvalKit's exact matching reads the letters of a SMILES as options); the corrected molecule "
+    "and the force named are measured only by `cogforge eval run` and lmms-eval.",
 ]
+
+# Instructions that ask a multiple-choice reply for more than its letter: "Answer: <letter>",
+# then the corrected SMILES or the force concerned. VLMEvalKit's exact matching takes any lone
+# capital of a reply for an option letter (the C and O of "CC(C)O"), so its files leave these
+# out and ask for the letter alone; `cogforge eval run` and lmms-eval keep them and score the
+# extra field (evaluate/symbols/chemistry.py, physics.py).
+VLMEVALKIT_DROP = (STRUCTURE_REPLY.strip(), FORCE_REPLY.strip())

@@ -153,9 +153,12 @@ def test_deterministic_extraction(response, options, expected):
 
 
 class ChatServer:
-    """Speaks chat completions; answers from a script keyed by the question text."""
+    """Speaks chat completions; answers from a script keyed by the question text.
 
-    def __init__(self, answer_for, misbehave=None):
+    ``answer_for(text, images)`` gets the number of images, or with ``urls`` their data URLs.
+    """
+
+    def __init__(self, answer_for, misbehave=None, urls=False):
         self.answer_for, self.misbehave = answer_for, misbehave or (lambda text, n: None)
         self.calls = defaultdict(int)
         self.auth = set()
@@ -167,7 +170,8 @@ class ChatServer:
                 server.auth.add(self.headers.get("Authorization"))
                 content = body["messages"][0]["content"]
                 text = content if isinstance(content, str) else next(c["text"] for c in content if c["type"] == "text")
-                images = 0 if isinstance(content, str) else sum(c["type"] == "image_url" for c in content)
+                images = [] if isinstance(content, str) else [c["image_url"]["url"] for c in content
+                                                               if c["type"] == "image_url"]
                 server.calls[text] += 1
                 action = server.misbehave(text, server.calls[text])
                 if action == "slow":
@@ -176,7 +180,7 @@ class ChatServer:
                     return self._send(500, b'{"error": "overloaded"}')
                 if action == "garbage":
                     return self._send(200, b"<html>not json</html>")
-                reply = server.answer_for(text, images)
+                reply = server.answer_for(text, images if urls else len(images))
                 payload = {"id": "x", "object": "chat.completion", "model": body["model"],
                            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
                                         "finish_reason": "stop"}]}
@@ -320,3 +324,138 @@ def test_report_has_tables_plots_and_a_comparison(carv_release, tmp_path):
     assert paths["plot-Table 2"].stat().st_size > 5000
     records = [json.loads(l) for l in paths["items"].read_text().splitlines()]
     assert len(records) == 11000 and {"model", "id", "answer", "method", "correct"} <= set(records[0])
+
+
+# --------------------------------------------------------------------------- the prompt sent, every benchmark
+
+BENCHMARKS = ["carv", "constructure", "cogevolve", "symbols", "corecognition"]
+LETTERED = re.compile(r"^([A-Z])\. (.*)$", re.M)
+# test-split items asked over HTTP (all when absent): CARV's 5,500 captions are all alike
+ASKED = {"carv": 40, "constructure": 120}
+
+
+def lettered(options: list[str]) -> str:
+    return "\n".join(f"{chr(65 + k)}. {o}" for k, o in enumerate(options))
+
+
+def expected_prompt(row: dict, k: int) -> str:
+    """The one text an item may be sent as under rotation k: its question, with the option
+    list it already holds lettered A, B, ... in the rotated order."""
+    if not row["options"]:
+        return row["question"]
+    listed = lettered(row["options"])
+    assert row["question"].count(listed) == 1, row["id"]
+    return row["question"].replace(listed, lettered(row["options"][k:] + row["options"][:k]))
+
+
+def _stem(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if not LETTERED.match(line))
+
+
+def _digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha1(data).hexdigest()
+
+
+class KeyServer:
+    """A model that knows every key: it finds the item of a request by its text (option
+    lines aside), the options it was shown and its images, and replies as the prompt asks:
+    "Answer: <the letter shown for the key>" (then the corrected SMILES or the force when
+    asked), or the reference answer for free text. ``asked`` records (id, rotation, text)."""
+
+    def __init__(self, release: Path, rows: list[dict]):
+        self.items: dict[tuple, list[dict]] = defaultdict(list)
+        for row in rows:
+            images = tuple(_digest((release / "data" / n).read_bytes()) for n in row["file_names"])
+            self.items[(_stem(row["question"]), frozenset(row["options"] or ()), images)].append(row)
+        self.asked: list[tuple[str | None, int | None, str]] = []
+        self.chat = ChatServer(self.answer, urls=True)
+        self.url = self.chat.url
+
+    def answer(self, text: str, urls: list[str]) -> str:
+        import base64
+
+        shown = [o for _, o in LETTERED.findall(text)]
+        images = tuple(_digest(base64.b64decode(u.split(",", 1)[1])) for u in urls)
+        found = self.items.get((_stem(text), frozenset(shown), images), [])
+        if len({r["answer"] for r in found}) != 1:  # unknown, or two items alike with different keys
+            self.asked.append((None, None, text))
+            return "I cannot tell."
+        row = found[0]
+        if not row["options"]:
+            self.asked.append((row["id"], 0, text))
+            return row["answer"]
+        turns = [k for k in range(len(shown)) if row["options"][k:] + row["options"][:k] == shown]
+        self.asked.append((row["id"], turns[0] if turns else None, text))
+        reply = f"Answer: {chr(65 + shown.index(row['answer']))}"
+        if "'Corrected SMILES: <SMILES>'" in text:
+            reply += f"\nCorrected SMILES: {row['meta']['reference_smiles']}"
+        if "'Force: <symbol>'" in text:
+            reply += f"\nForce: {row['meta']['force_concerned']}"
+        return reply
+
+
+@pytest.fixture(params=BENCHMARKS)
+def released(request) -> tuple[str, Path]:
+    return request.param, request.getfixturevalue(f"{request.param}_release")
+
+
+def test_run_shows_the_options_once_lettered_as_the_scorer_keys_them(released, tmp_path):
+    from evaluate.extract import rotate
+    from evaluate.run import prompt_text
+    from evaluate.score import Scorer, load_release
+
+    benchmark, release = released
+    rows, _ = load_release(release)
+    scorer = Scorer(rows, benchmark)
+    for row in rows:  # every item, every rotation, of every split
+        for k in range(len(row["options"] or [None])):
+            assert prompt_text(row, rotate(row["options"], k) if row["options"] else None) == \
+                expected_prompt(row, k), (row["id"], k)
+    test = [r for r in rows if r["split"] == "test"]
+    limit = ASKED.get(benchmark)
+    asked = test[:limit] if limit else test
+    by_id = {r["id"]: r for r in asked}
+    key = KeyServer(release, asked)
+    try:
+        for circular in (False, True):
+            key.asked.clear()
+            out = tmp_path / f"{'circular' if circular else 'plain'}.jsonl"
+            result = run(release, Endpoint(key.url, "key", retries=0), out, concurrency=8, circular=circular,
+                         limit=limit, progress=False, split="test")
+            assert result["failed"] == 0
+            sent = defaultdict(set)
+            for item_id, k, text in key.asked:  # the exact text sent
+                assert item_id in by_id and text == expected_prompt(by_id[item_id], k), (item_id, text)
+                sent[item_id].add(k)
+            assert sent == {r["id"]: set(range(len(r["options"]) if circular and r["options"] else 1))
+                            for r in asked}
+            result = scorer.score(out)  # the test split, from the run's meta
+            assert result["split"] == "test"
+            records = [r for r in result["records"] if r["id"] in by_id]
+            assert len(records) == len(asked) and all(r["correct"] for r in records)
+            if circular:
+                assert all(all(r["rotations_correct"]) for r in records if by_id[r["id"]]["options"])
+            if limit is None:
+                assert result["overall"]["accuracy"] == 1.0 and not result["problems"]["missing_ids"]
+                if circular and any(r["options"] for r in asked):
+                    assert result["circular"]["strict_all_rotations"] == 1.0
+    finally:
+        key.chat.close()
+
+
+def test_a_question_that_lists_some_of_its_options_is_refused_before_asking(tmp_path, capsys):
+    items = [{"question": "Which colour?\nA. red\nB. green", "options": ["red", "green", "blue"], "answer": "red"}]
+    folder = release(make_toy_build(tmp_path / "build", items), "1.0.0", tmp_path / "releases",
+                     decisions=tmp_path / "none")
+    server = ChatServer(lambda text, images: "A")
+    try:
+        code = main(["eval", "run", "--release", str(folder), "--model", "m", "--base-url", server.url,
+                     "--out", str(tmp_path / "p.jsonl")])
+    finally:
+        server.close()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "lists some of its options" in err[0]
+    assert err[0].startswith(f"cogforge: {folder / 'data' / 'test.jsonl'}:1: item toy-0000: ")
+    assert not server.calls  # nothing was asked
