@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from annotation.projects import choices
-from annotation.stages import get_stage
-from qc.stats import wilson
+from cogforge.annotation.projects import choices
+from cogforge.annotation.stages import get_stage
+from cogforge.core.shortcuts import wilson
 
 
 # --------------------------------------------------------------------------- statistics
@@ -175,7 +175,7 @@ def _pushed_items(snapshot: dict) -> list[dict]:
 
 def human_accuracy(snapshot: dict, question: str) -> dict:
     """Captions typed by people, scored against the build's answers with the model judge."""
-    from evaluate.carv import judge_caption
+    from cogforge.evaluate.carv import judge_caption
 
     truth = {item["id"]: item["meta"]["states"]["answer"] for item in _pushed_items(snapshot)}
     per_annotator: dict[str, list[bool]] = defaultdict(list)
@@ -269,7 +269,7 @@ def table(result: dict) -> str:
 
 
 def heatmap(q: dict, path: Path, title: str) -> Path:
-    from cogforge.plots import figure
+    from cogforge.core.plots import figure
 
     people = sorted(q["per_annotator"])
     grid = np.full((len(people), len(people)), np.nan)
@@ -295,7 +295,7 @@ def heatmap(q: dict, path: Path, title: str) -> Path:
 
 
 def write_reports(result: dict, out_dir: Path) -> dict[str, Path]:
-    from cogforge.buildio import dump_json
+    from cogforge.core.buildio import dump_json
 
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / "agreement.json", "markdown": out_dir / "agreement.md"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 DECISIONS_DIR = Path("annotation") / "decisions"
 _FIELDS = {"unit", "key", "decision"}

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from annotation.decisions import decisions_path, load_decisions
-from annotation.server import CREDENTIALS, DEFAULT_PORT, ROOT, _read_env_file
-from annotation.stages import Stage, get_stage
-from cogforge.errors import UserError, read_json
+from cogforge.annotation.decisions import decisions_path, load_decisions
+from cogforge.annotation.server import CREDENTIALS, DEFAULT_PORT, ROOT, _read_env_file
+from cogforge.annotation.stages import Stage, get_stage
+from cogforge.core.errors import UserError, read_json
 
 SNAPSHOTS = ROOT / "annotation" / "snapshots"
 _BATCH = 500

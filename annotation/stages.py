@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Literal
 from urllib.parse import quote
 
-from cogforge.errors import UserError
+from cogforge.core.errors import UserError
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -61,8 +61,8 @@ def carv_image_audit_tasks(build: Path, document_root: Path) -> list[dict]:
 
 def carv_image_audit_predictions(build: Path, tasks: list[dict]) -> dict[str, list[dict]]:
     """Machine suggestions from QC: accept unless an image fails the media or duplicate checks."""
-    from qc.checks import check_duplicates, check_media
-    from qc.core import load_build
+    from cogforge.qc.checks import check_duplicates, check_media
+    from cogforge.qc.core import load_build
 
     loaded = load_build(build)
     flagged: dict[str, str] = {}
@@ -105,7 +105,7 @@ def item_validation_tasks(build: Path, document_root: Path) -> list[dict]:
 
 @functools.cache
 def _wordnet(folder: str | None):
-    from generators import wordnet
+    from cogforge.generators import wordnet
 
     return wordnet.reader(Path(folder) if folder else None)
 
@@ -118,7 +118,7 @@ def sense_graph_audit_tasks(build: Path, document_root: Path) -> list[dict]:
     senses they connect), from the WordNet folder the build was made with. The
     prototype is not marked: the direction of the edge is what is being judged.
     """
-    from generators.cogevolve.graphs import edge_key, word_senses
+    from cogforge.generators.cogevolve.graphs import edge_key, word_senses
 
     manifest = json.loads((build / "manifest.json").read_text())
     wn = _wordnet((manifest.get("wordnet") or {}).get("dir"))

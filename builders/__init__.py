@@ -11,7 +11,7 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-from cogforge.errors import UserError
+from cogforge.core.errors import UserError
 
 
 def available() -> list[str]:

@@ -18,7 +18,7 @@ def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, 
     even the rates out (CONSTRUCTURE's common-ancestor distractors are always the
     concept's own lineage; a CogEvolve sentence's sense tends to have the shorter
     gloss), a heuristic that never looks at the image still finds the answer:
-    QC's choices-only baseline and every heuristic of :data:`qc.stats.HEURISTICS`.
+    QC's choices-only baseline and every heuristic of :data:`cogforge.core.shortcuts.HEURISTICS`.
     Each round takes the heuristic furthest above chance and drops a seeded random
     half of the questions it gets right (for an "avoid-" heuristic, that its cue gets
     wrong), until all are within SHORTCUT_MARGIN of chance; what is dropped is
@@ -32,7 +32,7 @@ def filter_shortcuts(pending: list[dict], rng: random.Random, dropped: Counter, 
     """
     import math
 
-    from qc.stats import choices_only_predictions, heuristic_accuracies
+    from cogforge.core.shortcuts import choices_only_predictions, heuristic_accuracies
 
     for task in tasks:
         for _ in range(40):

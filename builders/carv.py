@@ -49,11 +49,11 @@ from pydantic import Field, model_validator
 from tqdm import tqdm
 
 from cogforge import __version__
-from cogforge.buildio import BuildWriter
-from cogforge.config import ConfigError, Schema, load
-from cogforge.stats import build_stats
-from cogforge.record import Item
-from generators.carv import PROPERTIES, RENDERERS, SIZE, State, World, get_renderer, load_world
+from cogforge.core.buildio import BuildWriter
+from cogforge.core.config import ConfigError, Schema, load
+from cogforge.core.stats import build_stats
+from cogforge.core.record import Item
+from cogforge.generators.carv import PROPERTIES, RENDERERS, SIZE, State, World, get_renderer, load_world
 
 NAME = "carv"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")

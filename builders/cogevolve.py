@@ -44,17 +44,18 @@ from typing import Annotated
 from pydantic import Field, model_validator
 from tqdm import tqdm
 
-from builders._filtering import filter_shortcuts
-from cogforge import __version__, svgcheck
-from cogforge.buildio import BuildWriter
-from cogforge.config import Schema, check_splits, load
-from cogforge.errors import UserError
-from cogforge.positions import Positions
-from cogforge.record import Item
-from cogforge.stats import build_stats
-from generators import wordnet
-from generators.cogevolve import graphs as sense_graphs
-from generators.cogevolve import schemas, sentences
+from cogforge.builders._filtering import filter_shortcuts
+from cogforge import __version__
+from cogforge.core import svgcheck
+from cogforge.core.buildio import BuildWriter
+from cogforge.core.config import Schema, check_splits, load
+from cogforge.core.errors import UserError
+from cogforge.core.positions import Positions
+from cogforge.core.record import Item
+from cogforge.core.stats import build_stats
+from cogforge.generators import wordnet
+from cogforge.generators.cogevolve import graphs as sense_graphs
+from cogforge.generators.cogevolve import schemas, sentences
 
 NAME = "cogevolve"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
@@ -236,8 +237,8 @@ def load_cores(path: Path = CORES) -> dict[str, tuple[str, str] | None]:
     """Prototype synset -> (emoji code points, the synset the drawing shows), or None
     where a drawing is withdrawn: CONSTRUCTURE's curated emoji map (each emoji shows
     its own synset), overridden by CogEvolve's curated ``cogevolve_cores.tsv``."""
-    from cogforge.errors import UserError
-    from generators.constructure import load_emoji_map
+    from cogforge.core.errors import UserError
+    from cogforge.generators.constructure import load_emoji_map
 
     out: dict[str, tuple[str, str] | None] = {}
     for entry in load_emoji_map():
@@ -675,7 +676,7 @@ def balance_paths(paths: list[tuple[dict, list[str]]], schema_of: dict, rng: ran
 def _filter_and_number(items: list[Item], rng: random.Random, dropped: Counter) -> list[Item]:
     """Drop multiple-choice items that blind heuristics answer (a sentence's sense tends
     to have the shorter gloss), then number items per task in order."""
-    from qc.stats import question_stem
+    from cogforge.core.shortcuts import question_stem
 
     # 1a and 2 are read from their sentence: overlap with it is evidence, not a cue (QC
     # skips those heuristics there too), so the filter does not see the question
@@ -729,7 +730,7 @@ def statistics(graphs, sents, items, split_of, role_of, schema_of) -> dict:
 
 
 def stats_markdown(stats: dict) -> str:
-    from cogforge.stats import markdown_table
+    from cogforge.core.stats import markdown_table
 
     g = stats["graphs"]
     out = ["Sense graphs:", "",

@@ -42,14 +42,14 @@ from pydantic import Field, model_validator
 
 from tqdm import tqdm
 
-from builders._filtering import filter_shortcuts
+from cogforge.builders._filtering import filter_shortcuts
 from cogforge import __version__
-from cogforge.buildio import BuildWriter
-from cogforge.config import SPLIT_NAMES, Schema, check_splits, load
-from cogforge.stats import build_stats
-from cogforge.record import Item
-from generators import constructure as images
-from generators import wordnet
+from cogforge.core.buildio import BuildWriter
+from cogforge.core.config import SPLIT_NAMES, Schema, check_splits, load
+from cogforge.core.stats import build_stats
+from cogforge.core.record import Item
+from cogforge.generators import constructure as images
+from cogforge.generators import wordnet
 
 NAME = "constructure"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")

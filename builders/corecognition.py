@@ -31,13 +31,13 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from cogforge import __version__
-from cogforge.buildio import BuildWriter
-from cogforge.config import ConfigError, Schema, check_splits, load
-from cogforge.config import split_of as shared_split_of
-from cogforge.parallel import draw_all
-from cogforge.record import Item
-from cogforge.stats import build_stats
-from generators import corecognition as cc
+from cogforge.core.buildio import BuildWriter
+from cogforge.core.config import ConfigError, Schema, check_splits, load
+from cogforge.core.config import split_of as shared_split_of
+from cogforge.core.parallel import draw_all
+from cogforge.core.record import Item
+from cogforge.core.stats import build_stats
+from cogforge.generators import corecognition as cc
 
 NAME = "corecognition"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")

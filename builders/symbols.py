@@ -28,17 +28,17 @@ from typing import Annotated
 from pydantic import Field, create_model, model_validator
 from tqdm import tqdm
 
-from builders._filtering import filter_shortcuts
+from cogforge.builders._filtering import filter_shortcuts
 from cogforge import __version__
-from cogforge.buildio import BuildWriter
-from cogforge.config import Schema, check_splits, load
-from cogforge.config import split_of as shared_split_of
-from cogforge.errors import UserError
-from cogforge.parallel import draw_all
-from cogforge.positions import Positions
-from cogforge.record import Item
-from cogforge.stats import build_stats
-from generators import symbols
+from cogforge.core.buildio import BuildWriter
+from cogforge.core.config import Schema, check_splits, load
+from cogforge.core.config import split_of as shared_split_of
+from cogforge.core.errors import UserError
+from cogforge.core.parallel import draw_all
+from cogforge.core.positions import Positions
+from cogforge.core.record import Item
+from cogforge.core.stats import build_stats
+from cogforge.generators import symbols
 
 NAME = "symbols"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")

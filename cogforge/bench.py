@@ -22,8 +22,8 @@ def _peak_mib() -> tuple[float, float]:
 
 
 def bench_carv(work: Path) -> list[tuple[str, str]]:
-    from builders import carv
-    from exports.release import release
+    from cogforge.builders import carv
+    from cogforge.exports.release import release
 
     started = time.perf_counter()
     manifest = carv.build(work / "carv", progress=False)
@@ -62,7 +62,7 @@ def _bench_scoring(folder: Path, work: Path, models: int = 19) -> tuple[int, flo
     import json
     import random
 
-    from evaluate.score import Scorer, load_release
+    from cogforge.evaluate.score import Scorer, load_release
 
     rows = [json.loads(line) for line in (folder / "data" / "test.jsonl").read_text().splitlines()]
     rng = random.Random(0)
@@ -78,7 +78,7 @@ def _bench_scoring(folder: Path, work: Path, models: int = 19) -> tuple[int, flo
     started = time.perf_counter()
     loaded, info = load_release(folder)
     scorer = Scorer(loaded, info["benchmark"])
-    from evaluate import carv as carv_judge
+    from cogforge.evaluate import carv as carv_judge
 
     for path in paths:
         carv_judge.parse_caption.cache_clear()  # each model scored cold: no help from the others
@@ -88,8 +88,8 @@ def _bench_scoring(folder: Path, work: Path, models: int = 19) -> tuple[int, flo
 
 def bench_constructure(work: Path) -> list[tuple[str, str]]:
     """CONSTRUCTURE cold (isA graph rebuilt from nltk) and warm (graph from the cache)."""
-    from builders import constructure
-    from generators import wordnet
+    from cogforge.builders import constructure
+    from cogforge.generators import wordnet
 
     started = time.perf_counter()
     wordnet.load(use_cache=False)  # rebuilds and rewrites the cache, as a first build does
@@ -110,9 +110,9 @@ def bench_constructure(work: Path) -> list[tuple[str, str]]:
 def bench_cogevolve(work: Path) -> list[tuple[str, str]]:
     """CogEvolve cold (graphs mined from WordNet) and warm (graphs from the cache), and
     the schema validator's throughput on the build's SVGs."""
-    from builders import cogevolve
-    from cogforge import svgcheck
-    from generators import wordnet
+    from cogforge.builders import cogevolve
+    from cogforge.core import svgcheck
+    from cogforge.generators import wordnet
 
     for stale in wordnet.CACHE.glob("cogevolve-graphs-*.json"):
         stale.unlink()
@@ -142,8 +142,8 @@ def bench_symbols(work: Path) -> list[tuple[str, str]]:
     and what one molecule and one equation take to draw."""
     import random
 
-    from builders import symbols
-    from generators.symbols import _equations, _molecules
+    from cogforge.builders import symbols
+    from cogforge.generators.symbols import _equations, _molecules
 
     started = time.perf_counter()
     manifest = symbols.build(work / "symbols", progress=False, domains=["chemistry"])
@@ -173,9 +173,9 @@ def bench_physics(work: Path) -> list[tuple[str, str]]:
     takes to solve (lcapy) and to draw (schemdraw, cairosvg), and one force diagram to draw."""
     import random
 
-    from builders import symbols
-    from generators.symbols import _circuits as circ
-    from generators.symbols import _forces as fz
+    from cogforge.builders import symbols
+    from cogforge.generators.symbols import _circuits as circ
+    from cogforge.generators.symbols import _forces as fz
 
     started = time.perf_counter()
     manifest = symbols.build(work / "physics", progress=False, domains=["physics"])
@@ -210,8 +210,8 @@ def bench_corecognition(work: Path) -> list[tuple[str, str]]:
     of each concept takes to draw."""
     import random
 
-    from builders import corecognition
-    from generators.corecognition import concepts
+    from cogforge.builders import corecognition
+    from cogforge.generators.corecognition import concepts
 
     started = time.perf_counter()
     manifest = corecognition.build(work / "corecognition", progress=False)
@@ -236,11 +236,11 @@ def bench_mathematics(work: Path) -> list[tuple[str, str]]:
     import random
     from types import SimpleNamespace
 
-    from builders import symbols
-    from cogforge.positions import Positions
-    from generators.symbols import mathematics
-    from qc.core import load_build
-    from qc.symbols import mathematics as qc_math
+    from cogforge.builders import symbols
+    from cogforge.core.positions import Positions
+    from cogforge.generators.symbols import mathematics
+    from cogforge.qc.core import load_build
+    from cogforge.qc.symbols import mathematics as qc_math
 
     started = time.perf_counter()
     manifest = symbols.build(work / "mathematics", progress=False, domains=["mathematics"])

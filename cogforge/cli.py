@@ -13,8 +13,8 @@ import re
 import sys
 from pathlib import Path
 
-import builders
-from cogforge.errors import UserError
+from cogforge import builders
+from cogforge.core.errors import UserError
 
 
 def _summary(manifest: dict, out_dir: Path) -> str:
@@ -39,7 +39,7 @@ def _summary(manifest: dict, out_dir: Path) -> str:
 def _named_decisions(path: str | None) -> list[dict]:
     """A decisions file named with ``--decisions``, read and checked before any work: it
     must exist and hold decisions (the default file may be absent: no decisions yet)."""
-    from annotation.decisions import load_decisions
+    from cogforge.annotation.decisions import load_decisions
 
     if path is None:
         return []
@@ -53,7 +53,7 @@ def _named_decisions(path: str | None) -> list[dict]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from annotation.decisions import decisions_path, load_decisions
+    from cogforge.annotation.decisions import decisions_path, load_decisions
 
     module = builders.get(args.benchmark)
     out_dir = Path(args.out or f"build/{args.benchmark}")
@@ -88,8 +88,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_qc(args: argparse.Namespace) -> int:
-    from qc import run_qc, write_report
-    from qc.report import table
+    from cogforge.qc import run_qc, write_report
+    from cogforge.qc.report import table
 
     build = Path(args.build)
     _named_decisions(args.decisions)
@@ -102,7 +102,7 @@ def cmd_qc(args: argparse.Namespace) -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    from exports.release import diff, release, verify
+    from cogforge.exports.release import diff, release, verify
 
     words = args.words
     if words[0] == "diff":
@@ -134,9 +134,9 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 
 def cmd_annotate(args: argparse.Namespace) -> int:
-    from annotation import agreement as agr
-    from annotation import projects
-    from annotation.server import serve
+    from cogforge.annotation import agreement as agr
+    from cogforge.annotation import projects
+    from cogforge.annotation.server import serve
 
     if args.action == "serve":
         return serve(args.port, args.host)
@@ -174,7 +174,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 def cmd_svg(args: argparse.Namespace) -> int:
     """``cogforge svg check FILE...``: the image-schema rules (one core in <defs>, reused
     with <use>, identical across the files of one word; safe, opaque, no leaks)."""
-    from cogforge import svgcheck
+    from cogforge.core import svgcheck
 
     group_by = (lambda p: str(p)) if args.each else None
     problems = svgcheck.check_files(args.files, group_by=group_by, banned_words=args.ban or ())
@@ -193,12 +193,12 @@ def cmd_svg(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from evaluate.client import Endpoint
+    from cogforge.evaluate.client import Endpoint
 
     if args.action == "score":
-        from evaluate import report
-        from evaluate.judge import Judges
-        from evaluate.score import score
+        from cogforge.evaluate import report
+        from cogforge.evaluate.judge import Judges
+        from cogforge.evaluate.score import score
 
         if not args.predictions:
             raise UserError("usage: cogforge eval score --release RELEASE --predictions FILE|FOLDER [...]")
@@ -230,7 +230,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"report: {paths['markdown']}")
         return 0
     if args.action == "run":
-        from evaluate.run import run
+        from cogforge.evaluate.run import run
 
         if not args.model or not args.base_url:
             raise UserError("usage: cogforge eval run --release R --model M --base-url URL")
@@ -241,7 +241,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"{out}: {r['requests']} requests, {r['from_cache']} from the cache, {r['asked']} asked, "
               f"{r['failed']} failed")
         return 1 if r["failed"] else 0
-    from evaluate.baselines import write_baseline
+    from cogforge.evaluate.baselines import write_baseline
 
     out = Path(args.out or f"predictions/baseline-{args.kind}.jsonl")
     write_baseline(args.release, args.kind, out, args.seed)
@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     ev.set_defaults(func=cmd_eval)
 
     args = parser.parse_args(argv)
-    from annotation.server import ServerError
+    from cogforge.annotation.server import ServerError
 
     try:
         return args.func(args)

@@ -16,8 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Literal
 
-from evaluate.score import _plugin, load_release
-from qc.stats import choices_only_predictions
+from cogforge.evaluate.score import _plugin, load_release
+from cogforge.core.shortcuts import choices_only_predictions
 
 Kind = Literal["random", "majority", "choices-only"]
 

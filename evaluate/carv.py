@@ -186,7 +186,7 @@ def random_answer(rng, row: dict | None = None) -> str:
 
 @functools.cache
 def _all_captions() -> list[str]:
-    from generators.carv import load_world
+    from cogforge.generators.carv import load_world
 
     world = load_world()
     return [world.caption(s) for s in world.states()]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from evaluate.client import Endpoint, EndpointError, chat
-from evaluate.extract import extract
+from cogforge.evaluate.client import Endpoint, EndpointError, chat
+from cogforge.evaluate.extract import extract
 
 PROMPT = """You extract the final answer from a model's response to a question.
 Question:

@@ -19,8 +19,8 @@ import json
 import re
 from pathlib import Path
 
-from cogforge.errors import read_text
-from evaluate.predictions import PredictionError, PredictionProblems
+from cogforge.core.errors import read_text
+from cogforge.evaluate.predictions import PredictionError, PredictionProblems
 
 NAME = re.compile(r"^(?P<run>.+?)_samples_(?P<task>.+)\.jsonl$")
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 
 @dataclass
@@ -47,7 +47,7 @@ def read_predictions(path: Path | str, known: set[str],
     path = Path(path)
     if not path.is_file():
         raise PredictionError("no such predictions file; check the path", path)
-    from evaluate import lmms_logs  # imported here: it builds on this module
+    from cogforge.evaluate import lmms_logs  # imported here: it builds on this module
 
     if lmms_logs.is_samples_log(path):
         return lmms_logs.read_samples(path, known)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cogforge.buildio import dump_json
+from cogforge.core.buildio import dump_json
 
 
 def _pct(x) -> str:
@@ -15,7 +15,7 @@ def _pct(x) -> str:
 def _bars(results: dict, family: str, path: Path) -> Path:
     import numpy as np
 
-    from cogforge.plots import figure
+    from cogforge.core.plots import figure
 
     models = list(results["models"])
     strata = sorted({s for m in models for s in results["models"][m]["breakdown"].get(family, {})})
@@ -69,7 +69,7 @@ def write(results: dict, out_dir: Path) -> dict[str, Path]:
                    f"{_pct(c['proportion_correct'])}%, all rotations correct {_pct(c['strict_all_rotations'])}%."]
     first = next(iter(results["models"].values()))
     if "tables" in first:
-        from evaluate.score import _plugin
+        from cogforge.evaluate.score import _plugin
 
         md += _plugin(rel["benchmark"]).tables_markdown(results)
     # models scored on different items (a split each, or one VLMEvalKit file each) may have

@@ -23,11 +23,11 @@ from pathlib import Path
 import httpx
 from tqdm import tqdm
 
-from cogforge.errors import UserError
-from evaluate.client import Endpoint, EndpointError, chat
-from evaluate.extract import rotate
-from evaluate.score import load_release
-from exports.release import read_rows
+from cogforge.core.errors import UserError
+from cogforge.evaluate.client import Endpoint, EndpointError, chat
+from cogforge.evaluate.extract import rotate
+from cogforge.evaluate.score import load_release
+from cogforge.exports.release import read_rows
 
 
 def _data_url(path: Path) -> str:

@@ -22,18 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from cogforge.errors import UserError, read_json
-from evaluate import lmms_logs
-from evaluate.extract import ROTATION, extract, rotate
-from evaluate.predictions import TABLE_SUFFIXES, PredictionProblems, read_predictions
-from exports.release import ReleaseError, read_rows, verify
-from qc.stats import question_stem, wilson
+from cogforge.core.errors import UserError, read_json
+from cogforge.evaluate import lmms_logs
+from cogforge.evaluate.extract import ROTATION, extract, rotate
+from cogforge.evaluate.predictions import TABLE_SUFFIXES, PredictionProblems, read_predictions
+from cogforge.exports.release import ReleaseError, read_rows, verify
+from cogforge.core.shortcuts import question_stem, wilson
 
 
 def _plugin(benchmark: str) -> ModuleType | None:
-    if importlib.util.find_spec(f"evaluate.{benchmark}") is None:
+    if importlib.util.find_spec(f"cogforge.evaluate.{benchmark}") is None:
         return None
-    return importlib.import_module(f"evaluate.{benchmark}")
+    return importlib.import_module(f"cogforge.evaluate.{benchmark}")
 
 
 def _norm(text: str) -> str:
@@ -118,7 +118,7 @@ class Scorer:
         answer, method = extract(prediction["response"], options)
         record = {}
         if answer is None and self.judges is not None:
-            from evaluate.judge import ask
+            from cogforge.evaluate.judge import ask
 
             # the judge gets the options once, lettered as the model saw them (a rotation's own order)
             question = question_stem(row["question"], row["options"]) if options else row["question"]

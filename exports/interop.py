@@ -32,7 +32,7 @@ import base64
 import csv
 from pathlib import Path
 
-from qc.stats import question_stem
+from cogforge.core.shortcuts import question_stem
 
 COLUMNS = ["index", "id", "split", "question", "answer", "image", "image_path", "category"]
 # Substrings that switch VLMEvalKit to dataset-specific code paths (circular scoring, MMMU

@@ -43,9 +43,9 @@ def group_name(benchmark: str, split: str) -> str:
 
 def _judge_module(benchmark: str):
     """The benchmark's evaluate plugin, when it judges free-text answers (``is_correct``)."""
-    if importlib.util.find_spec(f"evaluate.{benchmark}") is None:
+    if importlib.util.find_spec(f"cogforge.evaluate.{benchmark}") is None:
         return None
-    module = importlib.import_module(f"evaluate.{benchmark}")
+    module = importlib.import_module(f"cogforge.evaluate.{benchmark}")
     module = getattr(module, "JUDGE", module)  # a plugin may name a self-contained judge to embed
     return module if hasattr(module, "is_correct") else None
 
@@ -125,7 +125,7 @@ def _only(dataset, task):
 
 def utils_source(benchmark: str, tasks: list[str]) -> str:
     """The generated ``utils.py``."""
-    from evaluate import extract
+    from cogforge.evaluate import extract
 
     parts = [_body(extract)]
     judge = _judge_module(benchmark)

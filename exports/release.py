@@ -20,9 +20,9 @@ from pathlib import Path
 from types import ModuleType
 
 from cogforge import __version__
-from cogforge.buildio import clean_stale, dump_json, sha256_file
-from cogforge.errors import UserError, parse_json, read_text
-from cogforge.record import read_items
+from cogforge.core.buildio import clean_stale, dump_json, sha256_file
+from cogforge.core.errors import UserError, parse_json, read_text
+from cogforge.core.record import read_items
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
@@ -39,9 +39,9 @@ def parse_version(version: str) -> tuple[int, int, int]:
 
 
 def _plugin(benchmark: str) -> ModuleType | None:
-    if importlib.util.find_spec(f"exports.{benchmark}") is None:
+    if importlib.util.find_spec(f"cogforge.exports.{benchmark}") is None:
         return None
-    return importlib.import_module(f"exports.{benchmark}")
+    return importlib.import_module(f"cogforge.exports.{benchmark}")
 
 
 def to_row(item) -> dict:
@@ -119,7 +119,7 @@ def previous_version(root: Path, version: str) -> str | None:
 def release(build_dir: Path | str, version: str, releases_root: Path | str = "releases",
             decisions: Path | str | None = None, progress: bool = True) -> Path:
     """Check a build and publish it as an immutable release; returns the release folder."""
-    from qc import run_qc, write_report
+    from cogforge.qc import run_qc, write_report
 
     parse_version(version)
     build_dir = Path(build_dir)
@@ -156,8 +156,8 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
             (data / f"{split}.jsonl").write_text(
                 "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in split_rows), encoding="utf-8")
             _write_parquet(split_rows, data, data / f"{split}.parquet")
-        from exports import lmms_eval
-        from exports.interop import ExportError, write_vlmevalkit
+        from cogforge.exports import lmms_eval
+        from cogforge.exports.interop import ExportError, write_vlmevalkit
 
         try:
             vlmevalkit = write_vlmevalkit(rows, benchmark, data, final_tmp / "exports" / "vlmevalkit",
@@ -176,7 +176,7 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
         qc_dict = report.to_dict()
         qc_dict["build"] = build_dir.name  # no machine-specific path in a release
         (final_tmp / "qc_report.json").write_text(dump_json(qc_dict))
-        from qc.report import markdown
+        from cogforge.qc.report import markdown
 
         report.build = build_dir.name
         (final_tmp / "qc_report.md").write_text(markdown(report))
@@ -196,7 +196,7 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
             "split_bytes": {s: (data / f"{s}.parquet").stat().st_size for s in splits},
             "stats_md": (build_dir / "stats.md").read_text(encoding="utf-8") if (build_dir / "stats.md").is_file() else None,
         }
-        from exports.card import card, croissant
+        from cogforge.exports.card import card, croissant
 
         annotation = report.stats.get("decisions")
         (final_tmp / "README.md").write_text(card(info, report.summary(), plugin, changes, annotation))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from generators import symbols
-from generators.symbols.chemistry import STRUCTURE_REPLY
-from generators.symbols.physics import FORCE_REPLY
+from cogforge.generators import symbols
+from cogforge.generators.symbols.chemistry import STRUCTURE_REPLY
+from cogforge.generators.symbols.physics import FORCE_REPLY
 
 
 def _credits() -> str:

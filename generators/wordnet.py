@@ -38,7 +38,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from cogforge.errors import UserError
+from cogforge.core.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("COGFORGE_CACHE") or ROOT / ".cache")  # COGFORGE_CACHE: another cache folder

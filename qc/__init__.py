@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from annotation.decisions import decisions_path, load_decisions
-from qc.core import Build, Finding, Report, load_build, plugin, run_checks
+from cogforge.annotation.decisions import decisions_path, load_decisions
+from cogforge.qc.core import Build, Finding, Report, load_build, plugin, run_checks
 
 __all__ = ["run_qc", "write_report", "Report", "Finding", "Build"]
 
@@ -22,7 +22,7 @@ def run_qc(build_dir: Path | str, decisions: Path | str | None = None) -> Report
         build_dir: the build folder.
         decisions: a decisions file; default ``annotation/decisions/<benchmark>.jsonl``.
     """
-    from qc.checks import CHECKS
+    from cogforge.qc.checks import CHECKS
 
     build = load_build(build_dir)
     build.decisions = load_decisions(decisions or decisions_path(build.benchmark))
@@ -31,8 +31,8 @@ def run_qc(build_dir: Path | str, decisions: Path | str | None = None) -> Report
 
 
 def write_report(report: Report, out_dir: Path | str) -> tuple[Path, Path]:
-    from cogforge.buildio import dump_json
-    from qc.report import markdown
+    from cogforge.core.buildio import dump_json
+    from cogforge.qc.report import markdown
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from cogforge.record import Item
-from generators.carv import PROPERTIES, State, load_world
-from qc.core import Build, CheckResult, Finding
+from cogforge.core.record import Item
+from cogforge.generators.carv import PROPERTIES, State, load_world
+from cogforge.qc.core import Build, CheckResult, Finding
 
 # Two different CARV states must never look alike: a near-duplicate is an error.
 NEAR_DUPLICATE_SEVERITY = "error"

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from qc import stats
-from cogforge.record import Item
-from qc.core import Build, CheckResult, Finding, plugin
-from qc.examples import check_examples
-from qc.offensive import check_offensive
-from qc.probe import check_probe
+from cogforge.core import shortcuts as stats
+from cogforge.core.record import Item
+from cogforge.qc.core import Build, CheckResult, Finding, plugin
+from cogforge.qc.examples import check_examples
+from cogforge.qc.offensive import check_offensive
+from cogforge.qc.probe import check_probe
 
 # A blind baseline (no image) on a task of at least SHORTCUT_MIN_ITEMS items fails the
 # build when it beats chance by more than SHORTCUT_MARGIN. On smaller tasks sampling
@@ -317,7 +317,7 @@ def check_shortcuts(build: Build) -> CheckResult:
     """Baselines that never look at the image, per task, next to chance.
 
     Multiple choice: majority position, the learned choices-only baseline, and every
-    heuristic of :data:`qc.stats.HEURISTICS` (option length, words shared with the
+    heuristic of :data:`cogforge.core.shortcuts.HEURISTICS` (option length, words shared with the
     question or the other options, answer priors by option text and by question, how
     often an option's text appears across the task), each also *avoided*. Free text: the majority
     answer, overall and per question text.

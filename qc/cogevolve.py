@@ -29,8 +29,8 @@ import math
 import re
 from collections import Counter, defaultdict
 
-from qc.core import Build, CheckResult, Finding
-from qc.stats import wilson
+from cogforge.qc.core import Build, CheckResult, Finding
+from cogforge.core.shortcuts import wilson
 
 TIER3 = ("3a", "3a-masked", "3b", "3b-svg")
 MARGIN = 0.05
@@ -130,11 +130,11 @@ def _item_problems(item, graph: dict, build: Build, forms, svg_text) -> list[str
 
 
 def check_cogevolve(build: Build) -> CheckResult:
-    from cogforge import svgcheck
-    from generators import wordnet
-    from generators.cogevolve.graphs import GraphError, validate
-    from generators.cogevolve.schemas import render
-    from generators.cogevolve.sentences import inflections
+    from cogforge.core import svgcheck
+    from cogforge.generators import wordnet
+    from cogforge.generators.cogevolve.graphs import GraphError, validate
+    from cogforge.generators.cogevolve.schemas import render
+    from cogforge.generators.cogevolve.sentences import inflections
 
     out = CheckResult()
     wn = wordnet.reader(build.manifest.get("config", {}).get("wordnet_dir"))
@@ -276,8 +276,8 @@ LAYERS = {"setting": lambda r: r.get("scene"), "frame": lambda r: r.get("depicti
 def picture_checks(build: Build, graphs: dict, records: dict, out: CheckResult) -> tuple[list[dict], list[dict]]:
     """Cores, the role balance of settings and of frames, the first 3b image from either,
     paint colours; returns the audit rows and each setting's and frame's prototype share."""
-    from builders.cogevolve import core_for, load_cores
-    from generators.cogevolve.schemas import load_colours, same_colour, swatch_colour
+    from cogforge.builders.cogevolve import core_for, load_cores
+    from cogforge.generators.cogevolve.schemas import load_colours, same_colour, swatch_colour
 
     cores, colours = load_cores(), load_colours()
     roles: dict[tuple[str, str], Counter] = defaultdict(Counter)  # (layer, kind) -> role -> images

@@ -16,7 +16,7 @@ from collections import defaultdict
 
 import networkx as nx
 
-from qc.core import Build, CheckResult, Finding
+from cogforge.qc.core import Build, CheckResult, Finding
 
 
 def _right_options(task: str, x: str, options: dict[str, str], anc) -> list[str]:
@@ -69,7 +69,7 @@ def _by_name(task: str, x: str, top: str, names: list[str], answer: str, senses,
 
 
 def check_constructure(build: Build) -> CheckResult:
-    from generators import wordnet
+    from cogforge.generators import wordnet
 
     out = CheckResult()
     config = build.manifest.get("config", {})

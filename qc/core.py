@@ -17,8 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Literal
 
-from cogforge.errors import read_text
-from cogforge.record import Item, ItemError
+from cogforge.core.errors import read_text
+from cogforge.core.record import Item, ItemError
 
 Severity = Literal["error", "warning", "info"]
 
@@ -85,9 +85,9 @@ def load_build(path: Path | str, decisions: list[dict] | None = None) -> Build:
 
 def plugin(benchmark: str) -> ModuleType | None:
     """``qc/<benchmark>.py`` when it exists: its ``CHECKS``, ``strata`` and options."""
-    if importlib.util.find_spec(f"qc.{benchmark}") is None:
+    if importlib.util.find_spec(f"cogforge.qc.{benchmark}") is None:
         return None
-    return importlib.import_module(f"qc.{benchmark}")
+    return importlib.import_module(f"cogforge.qc.{benchmark}")
 
 
 @dataclass

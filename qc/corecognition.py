@@ -26,7 +26,7 @@ from functools import partial
 
 import numpy as np
 
-from qc.core import Build, CheckResult, Finding
+from cogforge.qc.core import Build, CheckResult, Finding
 
 UNBALANCED_BY_DESIGN = frozenset({"task", "stage", "family", "type"})
 NEAR_DUPLICATE_SEVERITY = "info"
@@ -40,7 +40,7 @@ def strata(item) -> dict[str, str]:
 
 
 def _redraw(family_name: str, params: dict) -> list[bytes]:
-    from builders.corecognition import draw_item
+    from cogforge.builders.corecognition import draw_item
 
     return draw_item(family_name, params)
 
@@ -58,9 +58,9 @@ def _changed_box(a: bytes, b: bytes):
 
 
 def check_corecognition(build: Build) -> CheckResult:
-    from builders.corecognition import LETTERS
-    from cogforge.parallel import draw_all
-    from generators.corecognition import SIZE, families
+    from cogforge.builders.corecognition import LETTERS
+    from cogforge.core.parallel import draw_all
+    from cogforge.generators.corecognition import SIZE, families
 
     out = CheckResult()
     known = families()

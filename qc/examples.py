@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from qc.core import Build, CheckResult, Finding, plugin
+from cogforge.qc.core import Build, CheckResult, Finding, plugin
 
 # words that introduce an example, and an answer line quoted as the reply should read
 _MARKER = re.compile(r"(?:such as|e\.g\.|for example|for instance)[,:]?\s+", re.I)

@@ -27,7 +27,7 @@ import json
 import re
 from typing import Any, Iterator
 
-from qc.core import Build, CheckResult, Finding
+from cogforge.qc.core import Build, CheckResult, Finding
 
 SENSE_KEY = re.compile(r"^[^\s%]+%[1-5]:\d\d:\d\d:[^\s:]*:[^\s:]*$")
 SYNSET_NAME = re.compile(r"^\S+\.[nvasr]\.\d\d$")
@@ -68,7 +68,7 @@ def check_offensive(build: Build) -> CheckResult:
         return out
     from pathlib import Path
 
-    from generators import wordnet
+    from cogforge.generators import wordnet
 
     folder = build.manifest.get("wordnet", {}).get("dir")  # the build's WordNet, where this machine has it
     table = wordnet.offensive(folder if folder and Path(folder).is_dir() else None)

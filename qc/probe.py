@@ -62,9 +62,9 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from cogforge.record import Item
-from qc import stats
-from qc.core import Build, CheckResult, Finding
+from cogforge.core.record import Item
+from cogforge.core import shortcuts as stats
+from cogforge.qc.core import Build, CheckResult, Finding
 
 PROBE_MARGIN = 0.05
 PROBE_MIN_ITEMS = 100
@@ -105,7 +105,7 @@ class Picture:
 
 @cache
 def _picture_cached(path: Path, mtime: float, size: int) -> Picture:
-    from qc.checks import FINGERPRINT_SIDE, _fingerprint
+    from cogforge.qc.checks import FINGERPRINT_SIDE, _fingerprint
 
     pixels = _fingerprint(path, mtime).reshape(FINGERPRINT_SIDE, FINGERPRINT_SIDE, 3).astype(np.float32) / 255
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qc.core import Report
+from cogforge.qc.core import Report
 
 MAX_LISTED = 40
 

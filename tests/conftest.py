@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from annotation import projects
-from annotation.server import Credentials, free_port, start
-from builders import carv
+from cogforge.annotation import projects
+from cogforge.annotation.server import Credentials, free_port, start
+from cogforge.builders import carv
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def default_build(benchmark: str, tmp_path_factory) -> Path:
     """A full build of a benchmark with its default config, in a temporary folder."""
-    import builders
+    from cogforge import builders
 
     out = tmp_path_factory.mktemp(benchmark) / "build"
     builders.get(benchmark).build(out, progress=False)
@@ -49,7 +49,7 @@ def cogevolve_build(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def wn():
     """WordNet 3.0 through nltk, read once for the session."""
-    from generators import wordnet
+    from cogforge.generators import wordnet
 
     return wordnet.reader()
 
@@ -63,7 +63,7 @@ def items(cogevolve_build) -> list[dict]:
 @pytest.fixture(scope="session")
 def carv_release(carv_build, tmp_path_factory) -> Path:
     """The full CARV build released as 1.0.0 (what `make release` does)."""
-    from exports.release import release
+    from cogforge.exports.release import release
 
     root = tmp_path_factory.mktemp("releases")
     return release(carv_build, "1.0.0", root, decisions=root / "none.jsonl")
@@ -72,7 +72,7 @@ def carv_release(carv_build, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def constructure_release(constructure_build, tmp_path_factory) -> Path:
     """The full CONSTRUCTURE build released as 1.0.0."""
-    from exports.release import release
+    from cogforge.exports.release import release
 
     root = tmp_path_factory.mktemp("releases")
     return release(constructure_build, "1.0.0", root, decisions=root / "none.jsonl")
@@ -81,7 +81,7 @@ def constructure_release(constructure_build, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def cogevolve_release(cogevolve_build, tmp_path_factory) -> Path:
     """The full CogEvolve build released as 1.0.0."""
-    from exports.release import release
+    from cogforge.exports.release import release
 
     root = tmp_path_factory.mktemp("releases")
     return release(cogevolve_build, "1.0.0", root, decisions=root / "none.jsonl")
@@ -96,7 +96,7 @@ def symbols_build(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def symbols_release(symbols_build, tmp_path_factory) -> Path:
     """The full symbols build released as 1.0.0."""
-    from exports.release import release
+    from cogforge.exports.release import release
 
     root = tmp_path_factory.mktemp("releases")
     return release(symbols_build, "1.0.0", root, decisions=root / "none.jsonl")
@@ -111,7 +111,7 @@ def corecognition_build(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def corecognition_release(corecognition_build, tmp_path_factory) -> Path:
     """The full CoreCognition build released as 1.0.0."""
-    from exports.release import release
+    from cogforge.exports.release import release
 
     root = tmp_path_factory.mktemp("releases")
     return release(corecognition_build, "1.0.0", root, decisions=root / "none.jsonl")
@@ -159,8 +159,8 @@ def toy_image(seed: int, size=(64, 64)) -> bytes:
 
 def make_toy_build(out: Path, items: list[dict], benchmark: str = "toy") -> Path:
     """A build folder of hand-written items; ``images`` holds seeds for :func:`toy_image`."""
-    from cogforge.buildio import BuildWriter
-    from cogforge.record import Item
+    from cogforge.core.buildio import BuildWriter
+    from cogforge.core.record import Item
 
     with BuildWriter(out) as writer:
         records = []

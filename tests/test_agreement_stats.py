@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation.agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha, percent_agreement
+from cogforge.annotation.agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha, percent_agreement
 
 
 def test_cohen_kappa_textbook_example():

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from annotation import agreement as agr
-from annotation import projects
-from annotation.server import free_port
-from builders import carv
+from cogforge.annotation import agreement as agr
+from cogforge.annotation import projects
+from cogforge.annotation.server import free_port
+from cogforge.builders import carv
 from cogforge.cli import main
 from conftest import write_small_config
 
@@ -193,7 +193,7 @@ def test_rebuild_excludes_rejected_states_and_keeps_table1_counts(audit, build, 
     for item in items:
         assert not any(tuple(s.values()) in bad for s in item["meta"]["states"].values())
     # ...and QC of the old build flags the items that use rejected images.
-    from qc import run_qc
+    from cogforge.qc import run_qc
 
     report = run_qc(build, decisions_file)
     assert any(f.check == "decisions" and f.severity == "error" for f in report.findings)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from annotation import projects
-from annotation.server import Credentials, free_port, start
-from builders import carv
+from cogforge.annotation import projects
+from cogforge.annotation.server import Credentials, free_port, start
+from cogforge.builders import carv
 from conftest import write_small_config
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.server import Server, ServerError, describe, start
+from cogforge.annotation.server import Server, ServerError, describe, start
 from cogforge.cli import main
 
 LISTEN = "0A"

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-import builders
+from cogforge import builders
 from cogforge.cli import main
-from cogforge.errors import UserError
+from cogforge.core.errors import UserError
 from conftest import balanced_mcq, make_toy_build
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -66,7 +66,7 @@ def tree(folder: Path) -> dict[str, str]:
 def one_wordnet(monkeypatch):
     """One WordNet reader for every case that gets as far as checking sense keys (loading
     one takes seconds, and each build would load its own)."""
-    from generators import wordnet
+    from cogforge.generators import wordnet
 
     monkeypatch.setattr(wordnet, "reader", _reader(wordnet.reader))
 
@@ -282,7 +282,7 @@ def test_a_bad_decisions_file_is_one_line(command, tmp_path, out, capsys):
 
 @pytest.fixture(scope="module")
 def toy_release(tmp_path_factory) -> Path:
-    from exports.release import release
+    from cogforge.exports.release import release
 
     root = tmp_path_factory.mktemp("toy")
     make_toy_build(root / "build", balanced_mcq(8))
@@ -345,7 +345,7 @@ def test_a_file_that_is_not_svg_is_one_line(tmp_path, capsys):
 
 
 def test_a_bad_netlist_or_scene_file_names_file_and_line(tmp_path):
-    from generators.symbols import _circuits, _forces
+    from cogforge.generators.symbols import _circuits, _forces
 
     netlists = common_cases(tmp_path / "n", "c.net", "V1 1 0 12\nR1 1 ", CHEMBENCH, {
         "huge number": "V1 1 0 " + "9" * 5000 + "\n", "path traversal": f"R1 {TRAVERSAL} 0 4\n"})

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from builders import carv
-from cogforge.record import read_items
+from cogforge.builders import carv
+from cogforge.core.record import read_items
 from conftest import ROOT, write_small_config
 
 
@@ -65,8 +65,8 @@ def test_different_seeds_give_different_items(tmp_path):
 
 KILL_MID_COMMIT = """
 import os, signal, sys
-import cogforge.buildio as buildio
-from builders import carv
+import cogforge.core.buildio as buildio
+from cogforge.builders import carv
 
 def die(staged, final):
     # The new build is complete in its temporary folder; die before it is moved in.
@@ -103,7 +103,7 @@ def test_a_failing_build_leaves_no_trace(tmp_path, monkeypatch):
     def broken(self, items):
         raise OSError("disk full")
 
-    monkeypatch.setattr("cogforge.buildio.BuildWriter.write_items", broken)
+    monkeypatch.setattr("cogforge.core.buildio.BuildWriter.write_items", broken)
     with pytest.raises(OSError, match="disk full"):
         carv.build(out, seed=2, config_path=config, progress=False)
     assert tree_bytes(out) == before

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluate.carv import judge_caption
+from cogforge.evaluate.carv import judge_caption
 
 
 def state(subject, number, obj, colour, relation):

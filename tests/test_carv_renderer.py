@@ -9,7 +9,7 @@ import struct
 import pytest
 from PIL import Image
 
-from generators.carv import (FLOOR_Y, SIZE, State, furniture_box, item_box, item_positions,
+from cogforge.generators.carv import (FLOOR_Y, SIZE, State, furniture_box, item_box, item_positions,
                              load_world, scene_svg, svg_to_png)
 
 

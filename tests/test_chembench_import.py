@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rdkit import Chem
 
-from generators.symbols._chembench import ChemBenchError, read_chembench
+from cogforge.generators.symbols._chembench import ChemBenchError, read_chembench
 
 FIXTURES = Path(__file__).parent / "fixtures" / "chembench4k"
 TASKS = ("Temperature_Prediction", "Solvent_Prediction", "Product_Prediction", "Yield_Prediction")

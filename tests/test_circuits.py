@@ -8,9 +8,9 @@ from fractions import Fraction
 
 import pytest
 
-from generators.symbols import _circuits as circ
-from generators.symbols import physics as phys
-from generators.symbols._molecules import png_text_chunks
+from cogforge.generators.symbols import _circuits as circ
+from cogforge.generators.symbols import physics as phys
+from cogforge.generators.symbols._molecules import png_text_chunks
 
 P = circ.Part
 

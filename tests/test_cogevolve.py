@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from generators.cogevolve import graphs as G
-from generators.cogevolve import sentences as S
+from cogforge.generators.cogevolve import graphs as G
+from cogforge.generators.cogevolve import sentences as S
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cogevolve"
 
@@ -193,7 +193,7 @@ def test_tier2_is_balanced_and_every_task_is_present(items):
 
 
 def test_qc_passes_and_blind_baselines_sit_near_chance(cogevolve_build):
-    from qc import run_qc
+    from cogforge.qc import run_qc
 
     report = run_qc(cogevolve_build, decisions=cogevolve_build / "none.jsonl")
     assert report.passed, [f for f in report.findings if f.severity == "error"][:5]
@@ -213,7 +213,7 @@ def test_qc_passes_and_blind_baselines_sit_near_chance(cogevolve_build):
 
 
 def test_every_schema_reuses_one_core_and_renders_clean(items, cogevolve_build):
-    from cogforge import svgcheck
+    from cogforge.core import svgcheck
 
     by_word: dict[str, set] = {}
     records = {r["svg"]: (i["meta"]["word"], r) for i in items for r in i["meta"].get("image_records", [])}
@@ -253,7 +253,7 @@ def test_svg_check_command_rejects_a_redrawn_core(tmp_path, capsys):
 
 
 def test_same_seed_same_bytes(cogevolve_build, tmp_path):
-    import builders
+    from cogforge import builders
 
     again = builders.get("cogevolve").build(tmp_path / "again", progress=False)
     first = json.loads((cogevolve_build / "manifest.json").read_text())
@@ -302,7 +302,7 @@ def test_user_graphs_sentences_and_decisions_flow_into_a_build(tmp_path, wn, ite
 
 
 def test_tier3_chance_is_one_over_n_factorial():
-    from qc.cogevolve import chance
+    from cogforge.qc.cogevolve import chance
 
     class Item:
         task, options, meta = "3a", None, {"n": 3}

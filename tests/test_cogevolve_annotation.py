@@ -16,11 +16,11 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from annotation import agreement as agr
-from annotation import projects
-from annotation.decisions import load_decisions
-from annotation.stages import get_stage
-from generators.cogevolve.graphs import apply_decisions, edge_key
+from cogforge.annotation import agreement as agr
+from cogforge.annotation import projects
+from cogforge.annotation.decisions import load_decisions
+from cogforge.annotation.stages import get_stage
+from cogforge.generators.cogevolve.graphs import apply_decisions, edge_key
 from test_annotation import annotate, independent_alpha_nominal, independent_kappa, tasks_by_key, verdict
 
 ANN = ["ann1@cogforge.test", "ann2@cogforge.test", "ann3@cogforge.test"]
@@ -29,7 +29,7 @@ ANN = ["ann1@cogforge.test", "ann2@cogforge.test", "ann3@cogforge.test"]
 @pytest.fixture(scope="module")
 def build(root) -> Path:
     """The default CogEvolve build, inside Label Studio's document root."""
-    import builders
+    from cogforge import builders
 
     out = root / "build" / "cogevolve"
     builders.get("cogevolve").build(out, progress=False)
@@ -200,8 +200,8 @@ def test_schema_audit_serves_each_schema_png_once_and_decides_by_hash(conn, serv
     assert rows == [{**rows[0], "unit": "image", "key": shared["key"], "decision": "reject",
                      "reasons": ["shows another meaning"], "state": None}]
     assert "fix" not in rows[0]
-    from qc.checks import check_decisions
-    from qc.core import load_build
+    from cogforge.qc.checks import check_decisions
+    from cogforge.qc.core import load_build
 
     flagged = {f.target for f in check_decisions(load_build(build, rows)).findings}
     assert flagged and flagged == {i["id"] for i in read_jsonl(build / "items.jsonl")

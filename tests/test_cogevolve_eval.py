@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.cogevolve import chance, is_correct, parse_sequence, sequence_scores, strata, tables
-from evaluate.extract import extract
-from evaluate.score import Scorer
+from cogforge.evaluate.cogevolve import chance, is_correct, parse_sequence, sequence_scores, strata, tables
+from cogforge.evaluate.extract import extract
+from cogforge.evaluate.score import Scorer
 
 REASONING = ("Let me think step by step.\n[A] is abstract, so A > B in abstraction? No.\n"
              "B is the physical sense, and A extends it by metaphor, then C by metonymy.\n\n")
@@ -234,7 +234,7 @@ def test_scorer_end_to_end_gold_scores_100_and_reversed_scores_0(tmp_path):
 
 
 def test_the_lmms_eval_utils_judge_orders_as_the_scorer_does():
-    from exports.lmms_eval import utils_source
+    from cogforge.exports.lmms_eval import utils_source
 
     module = types.ModuleType("cogevolve_lmms_utils")
     sys.modules[module.__name__] = module

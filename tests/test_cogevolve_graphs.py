@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.cogevolve import graphs as G
+from cogforge.generators.cogevolve import graphs as G
 
 ROOT = Path(__file__).resolve().parent.parent
 AUDIT = ROOT / "generators" / "data" / "cogevolve_edge_audit.tsv"

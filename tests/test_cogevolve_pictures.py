@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from builders import cogevolve as C
-from generators.cogevolve import schemas
+from cogforge.builders import cogevolve as C
+from cogforge.generators.cogevolve import schemas
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_a_prototype_without_a_curated_drawing_gets_none():
 
 
 def test_a_broken_core_line_is_named(tmp_path):
-    from cogforge.errors import UserError
+    from cogforge.core.errors import UserError
 
     bad = tmp_path / "cores.tsv"
     bad.write_text("# header\nbanana.n.01\t1F34C\tbanana.n.02\n")
@@ -187,8 +187,8 @@ def test_the_prototype_is_not_told_by_its_setting_or_frame(items, cogevolve_buil
     (frame) is most often a prototype's in the build: chance, on every word's pictures.
     (Rates from the other words only would be unfair the other way: with the ledger's
     exact balance, leaving a word out makes its prototype's setting the least prototypical.)"""
-    from qc.cogevolve import picture_checks
-    from qc.core import CheckResult, load_build
+    from cogforge.qc.cogevolve import picture_checks
+    from cogforge.qc.core import CheckResult, load_build
 
     kind_of = (lambda r: r["scene"]) if layer == "scene" else _frame
     words = {i["meta"]["word"]: i["meta"] for i in items if i["task"] == "1b-t2i"}
@@ -231,8 +231,8 @@ def _picture_checks(build, out, picture_checks):
 def test_qc_catches_a_scene_template_and_a_miscoloured_swatch(cogevolve_build, tmp_path):
     """Today's template (every prototype in one plain scene) and a swatch in the core's
     colour, written into a copy of the build, are both errors."""
-    from qc.cogevolve import picture_checks
-    from qc.core import CheckResult, load_build
+    from cogforge.qc.cogevolve import picture_checks
+    from cogforge.qc.core import CheckResult, load_build
 
     copy = tmp_path / "copy"
     shutil.copytree(cogevolve_build, copy)

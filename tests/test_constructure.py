@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from builders import constructure
+from cogforge.builders import constructure
 from conftest import read_jsonl
-from generators import constructure as images
-from generators import wordnet
+from cogforge.generators import constructure as images
+from cogforge.generators import wordnet
 
 VISUAL = {"noun.animal", "noun.plant", "noun.food", "noun.artifact", "noun.object"}
 
@@ -143,7 +143,7 @@ def test_photo_folders_in_imagenet_layout(tmp_path):
 
 
 def test_qc_runs_clean_on_the_build(cbuild, tmp_path):
-    from qc import run_qc
+    from cogforge.qc import run_qc
 
     report = run_qc(cbuild, tmp_path / "no-decisions.jsonl")
     # option frequency included: it is judged like every blind heuristic (issue 23)
@@ -154,8 +154,8 @@ def test_qc_runs_clean_on_the_build(cbuild, tmp_path):
 
 
 def test_scores_break_down_by_concept_level(cbuild, tmp_path):
-    from evaluate.score import score
-    from exports.release import release
+    from cogforge.evaluate.score import score
+    from cogforge.exports.release import release
 
     folder = release(cbuild, "1.0.0", tmp_path / "rel", decisions=tmp_path / "none.jsonl")
     rows = [json.loads(l) for l in (folder / "data" / "test.jsonl").read_text().splitlines()]
@@ -171,7 +171,7 @@ def test_scores_break_down_by_concept_level(cbuild, tmp_path):
 def test_qc_rejudges_questions_on_the_full_graph(cbuild, tmp_path):
     import shutil
 
-    from qc import run_qc
+    from cogforge.qc import run_qc
 
     copy = tmp_path / "b"
     shutil.copytree(cbuild, copy)

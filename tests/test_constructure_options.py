@@ -60,7 +60,7 @@ def test_the_bound_catches_a_text_that_is_never_the_answer():
 
 
 def _frequency_findings(tmp_path, items: list[dict]) -> list:
-    from qc import run_qc
+    from cogforge.qc import run_qc
 
     build = make_toy_build(tmp_path / "b", items)
     return [f for f in run_qc(build, tmp_path / "none.jsonl").findings

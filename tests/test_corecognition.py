@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from builders import corecognition as builder
-from cogforge.config import ConfigError
+from cogforge.builders import corecognition as builder
+from cogforge.core.config import ConfigError
 from conftest import ROOT, read_jsonl
-from generators.corecognition import CONCEPTS, concepts, families
+from cogforge.generators.corecognition import CONCEPTS, concepts, families
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,7 @@ def small_config(tmp_path: Path, counts: dict) -> Path:
 
 
 def test_small_builds_are_byte_identical_and_qc_catches_a_broken_twin(tmp_path):
-    from qc import run_qc
+    from cogforge.qc import run_qc
 
     config = small_config(tmp_path, {c: 4 for c in concepts()})
     a = builder.build(tmp_path / "a", config_path=config, progress=False)
@@ -128,7 +128,7 @@ def test_public_layout_runs_under_lmms_eval_corecognition_task(corecognition_rel
     corecognition functions: gold replies all right, wrong replies all wrong."""
     import os
 
-    from exports.corecognition import PUBLIC_PATH
+    from cogforge.exports.corecognition import PUBLIC_PATH
 
     lmms_py = ROOT / ".venv-lmms" / "bin" / "python"
     assert lmms_py.is_file(), "run `make test` (it installs .venv-lmms)"
@@ -146,15 +146,15 @@ def test_public_layout_runs_under_lmms_eval_corecognition_task(corecognition_rel
 
 
 def read_jsonl_release(folder: Path) -> list[dict]:
-    from exports.release import read_rows
+    from cogforge.exports.release import read_rows
 
     return read_rows(folder)
 
 
 def test_scoring_gives_per_concept_stage_and_concept_hacking_tables(corecognition_release, tmp_path):
-    from evaluate.report import write
-    from evaluate.score import score
-    from exports.release import read_rows
+    from cogforge.evaluate.report import write
+    from cogforge.evaluate.score import score
+    from cogforge.exports.release import read_rows
 
     rows = read_rows(corecognition_release)
     control_of = {}

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from annotation import agreement as agr
-from annotation import projects
-from annotation.decisions import load_decisions
+from cogforge.annotation import agreement as agr
+from cogforge.annotation import projects
+from cogforge.annotation.decisions import load_decisions
 from test_annotation import annotate, tasks_by_key
 
 ANN = ["ann1@cogforge.test", "ann2@cogforge.test", "ann3@cogforge.test"]
@@ -23,8 +23,8 @@ ANN = ["ann1@cogforge.test", "ann2@cogforge.test", "ann3@cogforge.test"]
 @pytest.fixture(scope="module")
 def build(root) -> Path:
     """A small CoreCognition build (one pair per concept) inside Label Studio's document root."""
-    from builders import corecognition
-    from generators.corecognition import CONCEPTS
+    from cogforge.builders import corecognition
+    from cogforge.generators.corecognition import CONCEPTS
 
     config = root / "corecognition-small.toml"
     config.write_text("seed = 0\ncounts = { " + ", ".join(f"{c} = 2" for c in CONCEPTS) + " }\n")
@@ -84,7 +84,7 @@ def rounds(build, conn, people, root, tmp_path_factory) -> dict:
 
 
 def test_tasks_hide_the_answer_and_show_every_frame(build, root):
-    from annotation.stages import get_stage
+    from cogforge.annotation.stages import get_stage
 
     tasks = {t["key"]: t for t in get_stage("corecognition-cross-validation-1").tasks(build, root)}
     for r in items(build):
@@ -125,7 +125,7 @@ def test_people_are_scored_against_the_answer_letters_with_agreement(rounds):
 
 
 def test_flagged_families_show_in_qc(rounds, build):
-    from qc import run_qc
+    from cogforge.qc import run_qc
 
     report = run_qc(build, rounds["second"]["decisions_file"])
     warnings = {f.target: f.message for f in report.findings if f.check == "flagged-families"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from generators.corecognition import boundary as b
+from cogforge.generators.corecognition import boundary as b
 
 # a square of half side 0.9 * 110 = 99 px at the frame's centre, lines turned by 90 degrees inside
 SQUARE = {"seed": 1, "angle": 0, "cx": 320, "cy": 240, "r": 110, "turn": 0, "shape": "Square", "delta": 90}

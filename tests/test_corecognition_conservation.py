@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from generators.corecognition.conservation import LengthSticks, LiquidPour, NumberRows
+from cogforge.generators.corecognition.conservation import LengthSticks, LiquidPour, NumberRows
 
 
 def test_number_rows_removed_candy_means_fewer_at_the_same_final_length():

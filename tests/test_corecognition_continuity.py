@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from generators.corecognition.continuity import LineBehindBars, RodBehindScreen, _segments
+from cogforge.generators.corecognition.continuity import LineBehindBars, RodBehindScreen, _segments
 
 
 def test_line_behind_bars_pieces_and_answers():

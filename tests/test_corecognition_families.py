@@ -13,7 +13,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from generators.corecognition import CONCEPTS, SIZE, families, png
+from cogforge.generators.corecognition import CONCEPTS, SIZE, families, png
 
 FAMILIES = families()
 

@@ -3,7 +3,7 @@ across panels of different scales, and a star in nested boxes."""
 
 from __future__ import annotations
 
-from generators.corecognition.hierarchy import ClassInclusion, NestedBoxes, TransitiveSticks
+from cogforge.generators.corecognition.hierarchy import ClassInclusion, NestedBoxes, TransitiveSticks
 
 
 def _items(*groups):

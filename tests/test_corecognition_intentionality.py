@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from generators.corecognition.intentionality import EfficientJump, GoalInference
+from cogforge.generators.corecognition.intentionality import EfficientJump, GoalInference
 
 
 def test_goal_inference_posterior_on_an_open_map_and_the_swapped_twin():

@@ -4,7 +4,7 @@ heights and not their sizes."""
 
 from __future__ import annotations
 
-from generators.corecognition.intuitivephysics import DropTime, TippingStacks
+from cogforge.generators.corecognition.intuitivephysics import DropTime, TippingStacks
 
 
 def test_a_block_stands_while_its_centre_is_over_the_block_below():

@@ -3,7 +3,7 @@ row, a balance beam's moments, and a belt that keeps or reverses the sense of tu
 
 from __future__ import annotations
 
-from generators.corecognition.mechanicalreasoning import BeltDrive, GearChain, LeverBalance
+from cogforge.generators.corecognition.mechanicalreasoning import BeltDrive, GearChain, LeverBalance
 
 
 def test_each_gear_in_a_row_turns_against_its_neighbour():

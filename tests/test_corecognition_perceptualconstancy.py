@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from generators.corecognition import perceptualconstancy as pc
+from cogforge.generators.corecognition import perceptualconstancy as pc
 
 
 def test_bridge_projection_and_taper():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.corecognition.permanence import CoverWithCup, CupsAndBall
+from cogforge.generators.corecognition.permanence import CoverWithCup, CupsAndBall
 
 
 def test_cover_with_cup_answers_from_which_toy_was_carried_away_and_ends_on_the_same_last_frame():

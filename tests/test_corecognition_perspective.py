@@ -3,7 +3,7 @@ of sight past a wall, and a number read from across the table."""
 
 from __future__ import annotations
 
-from generators.corecognition.perspective import AcrossTheTable, DollRightmost, LineOfSight
+from cogforge.generators.corecognition.perspective import AcrossTheTable, DollRightmost, LineOfSight
 
 
 def test_the_doll_across_the_table_has_the_pictures_left_on_its_right():

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from generators.corecognition import spatiality as s
+from cogforge.generators.corecognition import spatiality as s
 
 
 def test_ray_cast_on_a_square():

@@ -3,7 +3,7 @@ and the one cup without a hole."""
 
 from __future__ import annotations
 
-from generators.corecognition.toolusing import LeakyCup, StickReach
+from cogforge.generators.corecognition.toolusing import LeakyCup, StickReach
 
 
 def test_the_shortest_stick_longer_than_the_distance_is_the_answer():

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from builders import constructure
+from cogforge.builders import constructure
 from cogforge.cli import main
 from conftest import ROOT, balanced_mcq, make_toy_build, read_jsonl, write_small_config
-from generators import wordnet
-from qc import run_qc, stats
+from cogforge.generators import wordnet
+from cogforge.qc import run_qc, stats
 
 
 def errors(report, check):
@@ -237,7 +237,7 @@ def _tree(folder: Path) -> dict[str, bytes]:
 
 
 def test_constructure_is_byte_identical_across_processes_hash_seeds_and_cold_caches(tmp_path):
-    from builders import constructure
+    from cogforge.builders import constructure
 
     # animals only (a quarter of the full build): the same code paths, the WordNet cache built cold in full
     config = tmp_path / "animals.toml"
@@ -291,7 +291,7 @@ def test_readme_statistics_match_a_fresh_build(cbuild, carv_build, cogevolve_bui
 
 
 def test_release_card_carries_the_build_statistics(cbuild, tmp_path):
-    from exports.release import release
+    from cogforge.exports.release import release
 
     folder = release(cbuild, "1.0.0", tmp_path / "rel", decisions=tmp_path / "none.jsonl")
     assert (cbuild / "stats.md").read_text().strip() in (folder / "README.md").read_text()
@@ -354,7 +354,7 @@ def test_a_bad_config_is_a_clear_error_and_leaves_the_build(benchmark, mistake, 
 
 
 def test_the_shipped_configs_validate():
-    from builders import carv
+    from cogforge.builders import carv
 
     assert len(carv.load_config()["cells"]) == 11
     assert constructure.load_config()["splits"] == {"train": 7, "validation": 1, "test": 2}
@@ -364,7 +364,7 @@ def test_the_shipped_configs_validate():
 
 
 def test_predictions_with_a_byte_order_mark_and_crlf_are_read(tmp_path):
-    from evaluate.predictions import read_predictions
+    from cogforge.evaluate.predictions import read_predictions
 
     path = tmp_path / "p.jsonl"
     rows = [json.dumps({"id": f"x-{k}", "response": "A"}) for k in range(3)]

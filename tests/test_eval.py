@@ -16,14 +16,14 @@ import pytest
 
 from cogforge.cli import main
 from conftest import balanced_mcq, make_toy_build
-from evaluate import report
-from evaluate.baselines import write_baseline
-from evaluate.client import Endpoint
-from evaluate.extract import extract
-from evaluate.judge import Judges
-from evaluate.run import run
-from evaluate.score import score
-from exports.release import ReleaseError, release
+from cogforge.evaluate import report
+from cogforge.evaluate.baselines import write_baseline
+from cogforge.evaluate.client import Endpoint
+from cogforge.evaluate.extract import extract
+from cogforge.evaluate.judge import Judges
+from cogforge.evaluate.run import run
+from cogforge.evaluate.score import score
+from cogforge.exports.release import ReleaseError, release
 
 
 def rows_of(folder: Path) -> list[dict]:
@@ -402,9 +402,9 @@ def released(request) -> tuple[str, Path]:
 
 
 def test_run_shows_the_options_once_lettered_as_the_scorer_keys_them(released, tmp_path):
-    from evaluate.extract import rotate
-    from evaluate.run import prompt_text
-    from evaluate.score import Scorer, load_release
+    from cogforge.evaluate.extract import rotate
+    from cogforge.evaluate.run import prompt_text
+    from cogforge.evaluate.score import Scorer, load_release
 
     benchmark, release = released
     rows, _ = load_release(release)

@@ -11,8 +11,8 @@ from fractions import Fraction as F
 import pytest
 from PIL import Image
 
-from generators.symbols import _forces as fz
-from generators.symbols._molecules import png_text_chunks
+from cogforge.generators.symbols import _forces as fz
+from cogforge.generators.symbols._molecules import png_text_chunks
 
 
 def by_key(forces: list[fz.Force]) -> dict[tuple[str, str], fz.Force]:

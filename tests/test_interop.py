@@ -33,10 +33,10 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT
-from evaluate.score import Scorer, load_release
-from exports.interop import ExportError, write_vlmevalkit
-from exports.release import read_rows
-from qc.stats import question_stem
+from cogforge.evaluate.score import Scorer, load_release
+from cogforge.exports.interop import ExportError, write_vlmevalkit
+from cogforge.exports.release import read_rows
+from cogforge.core.shortcuts import question_stem
 
 BENCHMARKS = ["carv", "constructure", "cogevolve", "symbols", "corecognition"]
 LMMS_PY = ROOT / ".venv-lmms" / "bin" / "python"
@@ -215,7 +215,7 @@ def _vlmevalkit_mcq_prompt(line) -> str:
 def test_vlmevalkit_reads_each_split_as_its_type(released):
     import base64
 
-    from exports.release import _plugin
+    from cogforge.exports.release import _plugin
 
     rows = _rows(released)
     drop = getattr(_plugin(json.loads((released / "release.json").read_text())["benchmark"]), "VLMEVALKIT_DROP", ())

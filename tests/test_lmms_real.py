@@ -33,10 +33,10 @@ import yaml
 from PIL import Image
 
 from conftest import ROOT
-from evaluate.baselines import baseline
-from evaluate.score import Scorer, load_release
-from exports.lmms_eval import group_name, task_name
-from exports.release import read_rows
+from cogforge.evaluate.baselines import baseline
+from cogforge.evaluate.score import Scorer, load_release
+from cogforge.exports.lmms_eval import group_name, task_name
+from cogforge.exports.release import read_rows
 
 BENCHMARKS = ["carv", "constructure", "cogevolve", "symbols", "corecognition"]
 LMMS_PY = ROOT / ".venv-lmms" / "bin" / "python"

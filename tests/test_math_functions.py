@@ -14,10 +14,10 @@ from fractions import Fraction as F
 import pytest
 from PIL import Image
 
-from cogforge.positions import Positions
-from generators.symbols import _functions as fx
-from generators.symbols import _mathbase as mb
-from generators.symbols import mcq_prompt
+from cogforge.core.positions import Positions
+from cogforge.generators.symbols import _functions as fx
+from cogforge.generators.symbols import _mathbase as mb
+from cogforge.generators.symbols import mcq_prompt
 
 N = 40
 YES_NO_TASKS = ("plot-consistency", "vertical-line")

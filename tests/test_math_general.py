@@ -13,10 +13,10 @@ from collections import Counter
 import pytest
 from PIL import Image
 
-from cogforge.positions import Positions
-from generators.symbols import _general as gen
-from generators.symbols._mathbase import SIZE
-from generators.symbols._molecules import png_text_chunks
+from cogforge.core.positions import Positions
+from cogforge.generators.symbols import _general as gen
+from cogforge.generators.symbols._mathbase import SIZE
+from cogforge.generators.symbols._molecules import png_text_chunks
 
 N = 40
 

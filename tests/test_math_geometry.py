@@ -15,9 +15,9 @@ import pytest
 import sympy as sp
 from PIL import Image
 
-from cogforge.positions import Positions
-from generators.symbols import _geometry as geo
-from generators.symbols._mathbase import SIZE
+from cogforge.core.positions import Positions
+from cogforge.generators.symbols import _geometry as geo
+from cogforge.generators.symbols._mathbase import SIZE
 
 COUNTS = {"shape": 42, "elements": 40, "geometry-quantity": 48, "geometry-relation": 40, "definition-check": 40}
 

@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from cogforge.positions import Positions
-from generators.symbols import _solids as S
+from cogforge.core.positions import Positions
+from cogforge.generators.symbols import _solids as S
 
 N = 40
 

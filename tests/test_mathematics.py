@@ -14,10 +14,10 @@ from collections import Counter, defaultdict
 import pytest
 
 from conftest import read_jsonl
-from evaluate.symbols import judge
-from generators.symbols import mathematics
-from qc.core import load_build
-from qc.symbols import mathematics as qc_math
+from cogforge.evaluate.symbols import judge
+from cogforge.generators.symbols import mathematics
+from cogforge.qc.core import load_build
+from cogforge.qc.symbols import mathematics as qc_math
 
 # the paper's Table 1: task ids at each level
 PAPER_LEVELS = {**{f"Math T{k}": 1 for k in range(1, 6)}, **{f"Math T{k}": 2 for k in range(6, 13)},

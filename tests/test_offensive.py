@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from generators import wordnet
-from generators.cogevolve import graphs as G
+from cogforge.generators import wordnet
+from cogforge.generators.cogevolve import graphs as G
 
 SLURS = {"coon": "coon%1:18:00::", "pouf": "pouf%1:18:00::", "fag": "fag%1:18:00::",
          "faggot": "faggot%1:18:00::", "fagot": "fagot%1:18:00::", "chink": "chink%1:18:00::"}
@@ -99,7 +99,7 @@ def test_the_miner_never_sees_an_offensive_sense_and_keeps_the_harmless_ones(wn,
 
 
 def test_imported_graphs_and_sentences_lose_their_offensive_senses(wn, table):
-    from builders.cogevolve import drop_offensive
+    from cogforge.builders.cogevolve import drop_offensive
 
     def graph(word, senses, edges):
         real = G.word_senses(wn, word)
@@ -136,7 +136,7 @@ def test_the_cogevolve_build_has_no_offensive_sense(cogevolve_build, table):
 
 
 def test_constructure_never_shows_a_name_in_its_offensive_sense():
-    from builders import constructure
+    from cogforge.builders import constructure
 
     graph = constructure.Graph(wordnet.load())
     node = {data["synset"]: n for n, data in graph.isa.graph.nodes(data=True)}
@@ -186,8 +186,8 @@ def _rewrite(path: Path, change) -> None:
 
 
 def test_qc_fails_a_cogevolve_build_with_an_injected_slur_and_passes_the_real_one(cogevolve_build, tmp_path):
-    from qc.core import load_build
-    from qc.offensive import check_offensive
+    from cogforge.qc.core import load_build
+    from cogforge.qc.offensive import check_offensive
 
     real = check_offensive(load_build(cogevolve_build))
     assert real.findings == [] and real.stats["items_with_wordnet_senses"] > 0
@@ -206,8 +206,8 @@ def test_qc_fails_a_cogevolve_build_with_an_injected_slur_and_passes_the_real_on
 
 
 def test_qc_reads_constructure_names_and_shown_definitions(constructure_build, tmp_path):
-    from qc.core import load_build
-    from qc.offensive import check_offensive
+    from cogforge.qc.core import load_build
+    from cogforge.qc.offensive import check_offensive
 
     assert check_offensive(load_build(constructure_build)).findings == []
     copy = _copy(constructure_build, tmp_path / "copy")
@@ -233,8 +233,8 @@ def test_qc_reads_constructure_names_and_shown_definitions(constructure_build, t
 
 def test_qc_passes_a_build_without_wordnet_senses_at_once(tmp_path):
     from conftest import make_toy_build
-    from qc.core import load_build
-    from qc.offensive import check_offensive
+    from cogforge.qc.core import load_build
+    from cogforge.qc.offensive import check_offensive
 
     build = make_toy_build(tmp_path / "toy", [{"answer": "a", "options": ["a", "b"],
                                                "question": "offensive term for an openly homosexual man"}])

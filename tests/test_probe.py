@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from qc.checks import CHECKS
-from qc.core import load_build
-from qc.probe import check_probe
+from cogforge.qc.checks import CHECKS
+from cogforge.qc.core import load_build
+from cogforge.qc.probe import check_probe
 
 FIXTURE = Path(__file__).parent / "fixtures" / "probe" / "cogevolve-2026-11-24"
 LETTERS = "ABCDEFGH"

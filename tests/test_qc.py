@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from builders import carv
+from cogforge.builders import carv
 from cogforge.cli import main
 from conftest import balanced_mcq, make_toy_build, toy_image, write_small_config
-from qc import run_qc, write_report
-from qc import stats
+from cogforge.qc import run_qc, write_report
+from cogforge.core import shortcuts as stats
 
 
 def errors(report, check):

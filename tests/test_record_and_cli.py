@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from cogforge.cli import main
-from cogforge.record import Item, ItemError, read_items
+from cogforge.core.record import Item, ItemError, read_items
 from conftest import ROOT, write_small_config
 
 GOOD = {"id": "x-1", "benchmark": "x", "task": "t", "split": "test", "question": "q?",

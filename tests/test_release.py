@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from builders import carv
+from cogforge.builders import carv
 from cogforge.cli import main
 from conftest import ROOT, write_small_config
-from exports.release import ReleaseError, diff, release, verify
+from cogforge.exports.release import ReleaseError, diff, release, verify
 
 
 @pytest.fixture
@@ -113,7 +113,7 @@ def test_a_build_that_fails_qc_is_not_released(small_build, tmp_path):
 
 KILL_MID_RELEASE = """
 import os, signal, sys
-import exports.release as rel
+import cogforge.exports.release as rel
 
 def die(*args):
     os.kill(os.getpid(), signal.SIGKILL)  # half the release is written

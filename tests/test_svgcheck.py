@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cogforge import svgcheck
-from cogforge.svgcheck import MAX_BYTES, SVGError, check, check_files, ensure
+from cogforge.core import svgcheck
+from cogforge.core.svgcheck import MAX_BYTES, SVGError, check, check_files, ensure
 
 HEAD = (
     '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '

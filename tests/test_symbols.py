@@ -15,11 +15,11 @@ import pytest
 from rdkit import Chem
 from rdkit.Chem.Draw import rdMolDraw2D
 
-from builders import symbols as builder
-from cogforge.config import ConfigError
-from generators.symbols import _equations as eq
-from generators.symbols import _molecules as mol
-from generators.symbols import chemistry
+from cogforge.builders import symbols as builder
+from cogforge.core.config import ConfigError
+from cogforge.generators.symbols import _equations as eq
+from cogforge.generators.symbols import _molecules as mol
+from cogforge.generators.symbols import chemistry
 from tests.conftest import ROOT, read_jsonl
 
 FIXTURES = ROOT / "tests" / "fixtures" / "chembench4k"
@@ -169,7 +169,7 @@ def test_each_equation_error_is_found_again(kind):
 
 
 def test_full_build_has_every_generated_task_with_levels_and_paper_ids(items):
-    from generators.symbols import domains
+    from cogforge.generators.symbols import domains
 
     counts = Counter(i["task"] for i in items)
     for name in ("elements", "bonds", "reaction-type", "balancing", "structure-error", "equation-error"):
@@ -251,8 +251,8 @@ def test_qc_passes_clean_on_the_full_build(symbols_release):
 def test_qc_catches_a_wrong_answer_a_wrong_label_and_a_leaky_png(symbols_build, tmp_path):
     import shutil
 
-    from qc.core import load_build
-    from qc.symbols import check_symbols
+    from cogforge.qc.core import load_build
+    from cogforge.qc.symbols import check_symbols
 
     copy = tmp_path / "b"
     shutil.copytree(symbols_build, copy)
@@ -333,7 +333,7 @@ def test_cli_builds_chosen_domains_and_refuses_unknown_ones(tmp_path):
 
 
 def test_scene_files_replace_the_sampled_force_scenes(tmp_path):
-    from generators.symbols import _forces as fz
+    from cogforge.generators.symbols import _forces as fz
 
     scenes = tmp_path / "scenes.txt"
     scenes.write_text("# two-block scenes and two single blocks\ntable m=3,2 mu=1/4 state=accelerating\n"
@@ -364,9 +364,9 @@ def test_a_broken_config_names_the_key(tmp_path):
 
 
 def test_physics_errors_confirmed_and_even_on_the_full_build(items):
-    from generators.symbols import _circuits as circ
-    from generators.symbols import _forces as fz
-    from generators.symbols import physics
+    from cogforge.generators.symbols import _circuits as circ
+    from cogforge.generators.symbols import _forces as fz
+    from cogforge.generators.symbols import physics
 
     for task, types in (("physics-force-error", fz.ERROR_TYPES), ("physics-circuit-error", circ.ERROR_TYPES)):
         chosen = [i for i in items if i["task"] == task]

@@ -14,14 +14,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from cogforge.positions import Positions
-from generators.symbols import _circuits as circ
-from generators.symbols import _forces as fz
-from generators.symbols import _mathbase as mb
-from generators.symbols import physics as phys
-from qc.checks import check_splits
-from qc.core import load_build
-from qc.examples import check_examples, format_examples
+from cogforge.core.positions import Positions
+from cogforge.generators.symbols import _circuits as circ
+from cogforge.generators.symbols import _forces as fz
+from cogforge.generators.symbols import _mathbase as mb
+from cogforge.generators.symbols import physics as phys
+from cogforge.qc.checks import check_splits
+from cogforge.qc.core import load_build
+from cogforge.qc.examples import check_examples, format_examples
 from tests.conftest import make_toy_build
 
 P = circ.Part
@@ -33,7 +33,7 @@ def _ctx():
 
 @pytest.fixture(scope="module")
 def chem_ctx():
-    from generators.symbols import chemistry
+    from cogforge.generators.symbols import chemistry
 
     ctx = chemistry.prepare(chemistry.Config().model_dump(), {}, False)
     ctx.positions = Positions()
@@ -92,7 +92,7 @@ def test_circuit_errors_keep_every_switch_closed():
 
 
 def test_format_examples_are_found_in_every_kind_of_prompt():
-    from builders import carv, cogevolve
+    from cogforge.builders import carv, cogevolve
 
     assert format_examples("on the last line as 'Answer: 2, 1, 2'.") == ["2, 1, 2"]
     assert format_examples(mb.FORMATS["interval"]) == ["[-2, 3)", "(-oo, 1) U (2, oo)"]
@@ -112,9 +112,9 @@ def test_the_examples_check_fails_an_item_keyed_with_its_own_example(tmp_path):
 
 
 def test_builders_choose_examples_that_are_no_answer(chem_ctx):
-    from builders import carv
-    from generators.carv import load_world
-    from generators.symbols import chemistry
+    from cogforge.builders import carv
+    from cogforge.generators.carv import load_world
+    from cogforge.generators.symbols import chemistry
 
     drawn = {w for forms in load_world().words["subject"].values() for w in forms}
     assert not any(word in drawn for word in format_examples(carv._reply())[0].split())
@@ -186,7 +186,7 @@ def test_qc_finds_one_problem_in_two_splits(tmp_path):
 
 
 def test_the_bond_prompt_says_what_counts_and_only_what_applies(chem_ctx):
-    from generators.symbols import chemistry
+    from cogforge.generators.symbols import chemistry
 
     for d in chemistry.make_bonds(chem_ctx, 60, random.Random(0)):
         assert "atom labels such as NH2 or OH" in d.question
@@ -201,8 +201,8 @@ def test_the_bond_prompt_says_what_counts_and_only_what_applies(chem_ctx):
 def test_full_build_keeps_problems_in_one_split(symbols_build, task):
     items = [json.loads(line) for line in (symbols_build / "items.jsonl").read_text().splitlines()]
     items = [i for i in items if i["task"] == task]
-    from cogforge.record import Item
-    from qc.symbols import problem_key
+    from cogforge.core.record import Item
+    from cogforge.qc.symbols import problem_key
 
     splits: dict[str, set] = {}
     for raw in items:

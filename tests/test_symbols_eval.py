@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.score import load_release, score
-from evaluate.symbols import chemistry, judge
+from cogforge.evaluate.score import load_release, score
+from cogforge.evaluate.symbols import chemistry, judge
 
 
 @pytest.mark.parametrize("answer, truth, ok", [
@@ -75,7 +75,7 @@ def test_hostile_replies_are_refused_without_running_them(hostile):
 
 
 def test_a_final_answer_keeps_the_stars_inside_its_value():
-    from evaluate.extract import extract
+    from cogforge.evaluate.extract import extract
 
     assert extract("So the length is 3*sqrt(2).\n**Answer**: 3*sqrt(2)**", None) == ("3*sqrt(2)", "final")
     assert extract("The answer is **B**", None) == ("B", "final")  # bold around a value is still dropped
@@ -132,7 +132,7 @@ def test_scoring_the_release_gives_the_papers_tables(symbols_release, tmp_path):
 
 
 def test_report_has_the_domain_level_table(symbols_release, tmp_path):
-    from evaluate import report
+    from cogforge.evaluate import report
 
     rows, _ = load_release(symbols_release)
     path = tmp_path / "m.jsonl"

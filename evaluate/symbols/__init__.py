@@ -15,15 +15,15 @@ import importlib
 import importlib.util
 from collections import defaultdict
 
-from evaluate.symbols import judge
-from evaluate.symbols.judge import is_correct  # noqa: F401  (the scorer's hook)
-from generators.symbols import LEVELS
+from cogforge.evaluate.symbols import judge
+from cogforge.evaluate.symbols.judge import is_correct  # noqa: F401  (the scorer's hook)
+from cogforge.generators.symbols import LEVELS
 
 JUDGE = judge  # what lmms-eval's utils.py embeds: standard library only
 
 
 def _domain(row: dict):
-    name = f"evaluate.symbols.{row['meta']['domain']}"
+    name = f"cogforge.evaluate.symbols.{row['meta']['domain']}"
     return importlib.import_module(name) if importlib.util.find_spec(name) else None
 
 

@@ -18,7 +18,7 @@ def extra(row: dict, response: str | None) -> dict:
     """For a structure-error item: is the corrected molecule the intended one (canonical SMILES)?"""
     if row["task"] != "chemistry-structure-error":
         return {}
-    from generators.symbols._molecules import canonical
+    from cogforge.generators.symbols._molecules import canonical
 
     given = corrected_smiles(response or "")
     ok = given is not None and canonical(given) is not None and canonical(given) == canonical(

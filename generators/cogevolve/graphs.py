@@ -32,9 +32,9 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from generators.cogevolve.schemas import DEPICTIONS
+from cogforge.generators.cogevolve.schemas import DEPICTIONS
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 PATTERNS = Path(__file__).resolve().parent.parent / "data" / "cogevolve_patterns.toml"
 LABELS = ("metaphor", "metonymy")
@@ -106,7 +106,7 @@ def _lemma_senses(wn, word: str) -> list:
     (a capitalised lemma or an instance synset is a proper name: Fox the statesman),
     never an offensive one (a slur or an obscenity, :func:`generators.wordnet.offensive`:
     no graph may show, key or order it, so the miner never sees it)."""
-    from generators.wordnet import offensive
+    from cogforge.generators.wordnet import offensive
 
     table = offensive(wn)
     return [lemma for lemma in wn.lemmas(word, "n")
@@ -351,7 +351,7 @@ def lexical(wn, graph: dict) -> dict:
     WordNet reader: the word's inflected forms, each sense's example sentences, the
     lemmas of the graph's synsets (synonyms, for masking) and the prototype's hypernyms
     (for its drawing)."""
-    from generators.cogevolve.sentences import inflections
+    from cogforge.generators.cogevolve.sentences import inflections
 
     proto = wn.lemma_from_key(graph["prototype"]).synset()
     return {**graph, "lexical": {

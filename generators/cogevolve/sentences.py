@@ -20,7 +20,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 
 class SentenceError(UserError):

@@ -28,7 +28,7 @@ import random
 
 import numpy as np
 
-from generators.corecognition import SIZE, Family, canvas
+from cogforge.generators.corecognition import SIZE, Family, canvas
 
 CONCEPT = "boundary"
 SHAPES = ["Circle", "Square", "Triangle"]

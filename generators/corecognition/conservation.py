@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import random
 
-from generators.corecognition import SIZE, Family, arrow, canvas
+from cogforge.generators.corecognition import SIZE, Family, arrow, canvas
 
 CONCEPT = "conservation"
 _INK = (45, 45, 60)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 
-from generators.corecognition import SIZE, Family, canvas
+from cogforge.generators.corecognition import SIZE, Family, canvas
 
 CONCEPT = "continuity"
 _BAR_COLOURS = [(40, 90, 200), (30, 140, 90), (150, 60, 160), (200, 120, 30)]

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 
-from generators.corecognition import SIZE, Family, canvas, font
+from cogforge.generators.corecognition import SIZE, Family, canvas, font
 
 CONCEPT = "hierarchy"
 

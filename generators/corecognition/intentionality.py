@@ -35,7 +35,7 @@ import heapq
 import math
 import random
 
-from generators.corecognition import SIZE, Family, canvas
+from cogforge.generators.corecognition import SIZE, Family, canvas
 
 CONCEPT = "intentionality"
 _COLOURS = {"red": (215, 45, 45), "blue": (40, 95, 215), "green": (30, 150, 70), "purple": (140, 60, 180)}

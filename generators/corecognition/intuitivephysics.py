@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import random
 
-from generators.corecognition import SIZE, Family, canvas
+from cogforge.generators.corecognition import SIZE, Family, canvas
 
 CONCEPT = "intuitivephysics"
 _BLOCK_COLOURS = [(214, 96, 77), (244, 165, 80), (236, 204, 90), (120, 180, 110), (90, 150, 210),

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import random
 
-from generators.corecognition import SIZE, Family, canvas
+from cogforge.generators.corecognition import SIZE, Family, canvas
 
 CONCEPT = "mechanicalreasoning"
 _TURN = ["Clockwise", "Counter-clockwise"]

@@ -32,7 +32,7 @@ import random
 
 import numpy as np
 
-from generators.corecognition import SIZE, Family, canvas
+from cogforge.generators.corecognition import SIZE, Family, canvas
 
 CONCEPT = "perceptualconstancy"
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import random
 
-from generators.corecognition import SIZE, Family, arrow, canvas, font
+from cogforge.generators.corecognition import SIZE, Family, arrow, canvas, font
 
 CONCEPT = "permanence"
 

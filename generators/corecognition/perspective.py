@@ -39,7 +39,7 @@ import math
 import random
 from functools import cache
 
-from generators.corecognition import SIZE, Family, canvas, font
+from cogforge.generators.corecognition import SIZE, Family, canvas, font
 
 CONCEPT = "perspective"
 

@@ -22,7 +22,7 @@ import random
 
 import numpy as np
 
-from generators.corecognition import SIZE, Family, canvas
+from cogforge.generators.corecognition import SIZE, Family, canvas
 
 CONCEPT = "spatiality"
 _PAPER = [(250, 248, 240), (240, 244, 248), (246, 242, 236)]

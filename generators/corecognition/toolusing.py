@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import random
 
-from generators.corecognition import SIZE, Family, canvas, font
+from cogforge.generators.corecognition import SIZE, Family, canvas, font
 
 CONCEPT = "toolusing"
 _DARK = (45, 45, 50)

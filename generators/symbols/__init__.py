@@ -28,7 +28,7 @@ from typing import Annotated, Callable, ClassVar
 
 from pydantic import Field, model_validator
 
-from cogforge.config import Schema
+from cogforge.core.config import Schema
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from rdkit import Chem, RDLogger
 
-from cogforge.errors import UserError, read_bytes
+from cogforge.core.errors import UserError, read_bytes
 
 RDLogger.DisableLog("rdApp.*")
 

@@ -22,7 +22,7 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 KINDS = ("resistor", "lamp", "switch", "ammeter", "voltmeter")
 PREFIX = {"resistor": "R", "lamp": "L", "switch": "S", "ammeter": "A", "voltmeter": "V"}

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 REACTIONS = Path(__file__).resolve().parent.parent / "data" / "symbols_reactions.txt"
 TYPES = ("combination", "decomposition", "single-displacement", "double-displacement", "neutralisation",

@@ -36,7 +36,7 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 G = Fraction(10)
 KINDS = ("floor", "incline", "hanging", "pulled", "stacked", "spring", "table", "atwood")

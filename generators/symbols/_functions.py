@@ -54,8 +54,8 @@ from functools import lru_cache, partial
 import numpy as np
 import sympy as sp
 
-from generators.symbols import Draft, Task, mcq_prompt
-from generators.symbols import _mathbase as mb
+from cogforge.generators.symbols import Draft, Task, mcq_prompt
+from cogforge.generators.symbols import _mathbase as mb
 
 F = Fraction
 W6 = (-6, 6, -6, 6)  # most plots: a square grid, every whole number labelled

@@ -75,8 +75,8 @@ import numpy as np
 from matplotlib.font_manager import FontProperties
 from matplotlib.mathtext import MathTextParser
 
-from generators.symbols import Draft, Task, count_options, mcq_prompt
-from generators.symbols._mathbase import DPI, SIZE, format_text, plot, png, sample_curve
+from cogforge.generators.symbols import Draft, Task, count_options, mcq_prompt
+from cogforge.generators.symbols._mathbase import DPI, SIZE, format_text, plot, png, sample_curve
 
 SUB_FIELD = "general"
 WINDOW = (-6, 6, -6, 6)  # every plot: a tick, grid line and label at each whole number
@@ -347,7 +347,7 @@ CUES = ("centrality", "longest", "shortest", "last in text order")  # what blind
 
 
 def _cue_picks(options: list[str]) -> list[str]:
-    """The option each blind cue picks, ties broken by option text as qc.stats breaks
+    """The option each blind cue picks, ties broken by option text as cogforge.core.shortcuts breaks
     them: the one sharing most words (digits) with the others, the longest, the
     shortest, and the last in text order (every cue's tie-break)."""
     words = [set(re.findall(r"[a-z0-9]+", o.lower())) for o in options]

@@ -61,8 +61,8 @@ from itertools import combinations, permutations
 import sympy as sp
 from PIL import Image, ImageDraw
 
-from generators.symbols import Draft, Task, mcq_prompt
-from generators.symbols._mathbase import SIZE, font, format_text, png
+from cogforge.generators.symbols import Draft, Task, mcq_prompt
+from cogforge.generators.symbols._mathbase import SIZE, font, format_text, png
 
 SUB_FIELD = "geometry"
 

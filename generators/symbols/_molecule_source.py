@@ -10,7 +10,7 @@ halogens, 3 to 40 heavy atoms, no radicals, a lower-case common name of at most 
 characters, each name and each canonical SMILES once.
 
     pip download --no-deps chemicals==1.5.2 && unzip chemicals-1.5.2-py3-none-any.whl
-    python -m generators.symbols._molecule_source chemicals/Identifiers > generators/data/symbols_molecules.tsv
+    python -m cogforge.generators.symbols._molecule_source chemicals/Identifiers > generators/data/symbols_molecules.tsv
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from rdkit.Chem import rdCIPLabeler, rdDepictor, rdMolDescriptors
 from rdkit.Chem.Draw import rdMolDraw2D
 from rdkit.Chem.EnumerateStereoisomers import EnumerateStereoisomers, StereoEnumerationOptions
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 RDLogger.DisableLog("rdApp.*")
 

@@ -76,8 +76,8 @@ from functools import lru_cache, partial
 import numpy as np
 from PIL import Image, ImageDraw
 
-from generators.symbols import Draft, Task, count_options, mcq_prompt
-from generators.symbols._mathbase import SIZE, font, png
+from cogforge.generators.symbols import Draft, Task, count_options, mcq_prompt
+from cogforge.generators.symbols._mathbase import SIZE, font, png
 
 SUB_FIELD = "geometry"
 SCALE = 2  # drawn at twice the size, then shrunk (:func:`_shrink`)

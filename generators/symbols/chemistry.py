@@ -28,8 +28,8 @@ from types import SimpleNamespace
 
 from rdkit import Chem
 
-from generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve
-from generators.symbols import _chembench, _equations, _molecules
+from cogforge.generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve
+from cogforge.generators.symbols import _chembench, _equations, _molecules
 
 DOMAIN = "chemistry"
 DEFAULT_COUNTS = {"elements": 481, "bonds": 200, "reaction-type": 1000, "balancing": 1000,

@@ -25,9 +25,9 @@ from fractions import Fraction
 from functools import partial
 from types import SimpleNamespace
 
-from generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve
-from generators.symbols import _circuits as circ
-from generators.symbols import _forces as forces
+from cogforge.generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve
+from cogforge.generators.symbols import _circuits as circ
+from cogforge.generators.symbols import _forces as forces
 
 DOMAIN = "physics"
 DEFAULT_COUNTS = {"force-symbols": 240, "force-motion": 240, "force-error": 120,

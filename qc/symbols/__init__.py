@@ -13,7 +13,7 @@ import importlib
 import importlib.util
 from collections import Counter, defaultdict
 
-from qc.core import Build, CheckResult, Finding
+from cogforge.qc.core import Build, CheckResult, Finding
 
 # Tasks, domains and levels are sized by the paper and the data, not evenly.
 UNBALANCED_BY_DESIGN = frozenset({"task", "domain", "level"})
@@ -40,7 +40,7 @@ def strata(item) -> dict[str, str]:
 def example_matches(item, example: str) -> bool:
     """Whether a model answering with the format example would be scored right (the judge
     of evaluate/symbols: sympy equivalence, element counts, integer lists)."""
-    from evaluate.symbols.judge import is_correct
+    from cogforge.evaluate.symbols.judge import is_correct
 
     return is_correct(example, {"answer": item.answer, "meta": item.meta})
 
@@ -54,7 +54,7 @@ def problem_key(item) -> str | None:
 
     m, stem = item.meta, item.question.split("\nA. ")[0]
     if "scene" in m:
-        from generators.symbols import _forces as fz
+        from cogforge.generators.symbols import _forces as fz
 
         scene = fz.Scene.from_dict(m["scene"])
         shown = {"stem": stem, "setup": scene.setup(),
@@ -64,7 +64,7 @@ def problem_key(item) -> str | None:
             shown["motion"] = [scene.state, scene.velocity, str(scene.accel)]
         return json.dumps(shown, sort_keys=True)
     if "tree" in m:
-        from generators.symbols import _circuits as circ
+        from cogforge.generators.symbols import _circuits as circ
 
         tree = circ.set_switches(circ.tree_from_json(m["tree"]), True, symbols=True)
         switches = sorted(p.name for p in circ.parts(circ.tree_from_json(m["tree"])) if p.kind == "switch" and p.closed)
@@ -76,13 +76,13 @@ def problem_key(item) -> str | None:
 
 
 def _domain_check(name: str):
-    if importlib.util.find_spec(f"qc.symbols.{name}") is None:
+    if importlib.util.find_spec(f"cogforge.qc.symbols.{name}") is None:
         return None
-    return importlib.import_module(f"qc.symbols.{name}").check
+    return importlib.import_module(f"cogforge.qc.symbols.{name}").check
 
 
 def check_symbols(build: Build) -> CheckResult:
-    from generators.symbols._molecules import png_text_chunks
+    from cogforge.generators.symbols._molecules import png_text_chunks
 
     out = CheckResult()
     by_domain = defaultdict(list)

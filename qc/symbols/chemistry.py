@@ -21,15 +21,15 @@ from pathlib import Path
 
 from rdkit import Chem
 
-from qc.core import Build, CheckResult, Finding
+from cogforge.qc.core import Build, CheckResult, Finding
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _answer_problem(item, reactions: dict) -> str | None:
-    from generators.symbols import _equations as eq
-    from generators.symbols import _molecules as mol
-    from generators.symbols import chemistry
+    from cogforge.generators.symbols import _equations as eq
+    from cogforge.generators.symbols import _molecules as mol
+    from cogforge.generators.symbols import chemistry
 
     m, name = item.meta, item.task.removeprefix("chemistry-")
     if name == "elements":
@@ -83,7 +83,7 @@ def _answer_problem(item, reactions: dict) -> str | None:
 def _null_space_dimension(reactants: list[str], products: list[str]) -> int:
     import sympy
 
-    from generators.symbols._equations import parse_formula
+    from cogforge.generators.symbols._equations import parse_formula
 
     counts = [parse_formula(f) for f in reactants + products]
     elements = sorted(set().union(*counts))
@@ -92,8 +92,8 @@ def _null_space_dimension(reactants: list[str], products: list[str]) -> int:
 
 
 def _redraw(item) -> list[bytes]:
-    from generators.symbols import _equations as eq
-    from generators.symbols import _molecules as mol
+    from cogforge.generators.symbols import _equations as eq
+    from cogforge.generators.symbols import _molecules as mol
 
     m = item.meta
     if "reactants" in m:
@@ -107,7 +107,7 @@ def _redraw(item) -> list[bytes]:
 
 
 def check(build: Build, items: list) -> CheckResult:
-    from generators.symbols._equations import load_reactions
+    from cogforge.generators.symbols._equations import load_reactions
 
     out = CheckResult()
     config = build.manifest.get("config", {}).get("domains", {}).get("chemistry", {})

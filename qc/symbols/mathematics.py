@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from functools import partial
 
-from cogforge.parallel import draw_all
-from qc.core import Build, CheckResult, Finding
+from cogforge.core.parallel import draw_all
+from cogforge.qc.core import Build, CheckResult, Finding
 
 PREFIX = "mathematics-"
 
 
 def _problem(item) -> str | None:
-    from evaluate.symbols import judge
-    from generators.symbols.mathematics import GENERATOR_OF
+    from cogforge.evaluate.symbols import judge
+    from cogforge.generators.symbols.mathematics import GENERATOR_OF
 
     name = item.task.removeprefix(PREFIX)
     if name not in GENERATOR_OF:
@@ -34,7 +34,7 @@ def _problem(item) -> str | None:
 
 
 def _redraw(task: str, meta: dict) -> list[bytes]:
-    from generators.symbols.mathematics import GENERATOR_OF
+    from cogforge.generators.symbols.mathematics import GENERATOR_OF
 
     return GENERATOR_OF[task].pictures(task, meta)
 
@@ -67,6 +67,6 @@ def check(build: Build, items: list) -> CheckResult:
 
 
 def _tasks() -> set[str]:
-    from generators.symbols.mathematics import GENERATOR_OF
+    from cogforge.generators.symbols.mathematics import GENERATOR_OF
 
     return set(GENERATOR_OF)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import partial
 
-from cogforge.parallel import draw_all
-from qc.core import Build, CheckResult, Finding
+from cogforge.core.parallel import draw_all
+from cogforge.qc.core import Build, CheckResult, Finding
 
 
 def _current(solution: dict, element: str) -> Fraction:
@@ -21,8 +21,8 @@ def _mark_problem(m: dict, every: dict) -> str | None:
     """The + and − marks drawn on each meter against lcapy's solution: + where current
     enters an ammeter, at the higher potential of a voltmeter; the meter an error item
     reversed the other way round, and it must read something."""
-    from generators.symbols import _circuits as circ
-    from generators.symbols import physics as phys
+    from cogforge.generators.symbols import _circuits as circ
+    from cogforge.generators.symbols import physics as phys
 
     marks = circ.meter_signs(circ.tree_from_json(m["tree"]), m["polarity"])
     if not marks:
@@ -41,8 +41,8 @@ def _mark_problem(m: dict, every: dict) -> str | None:
 
 
 def _circuit_problem(item) -> str | None:
-    from generators.symbols import _circuits as circ
-    from generators.symbols import physics as phys
+    from cogforge.generators.symbols import _circuits as circ
+    from cogforge.generators.symbols import physics as phys
 
     m = item.meta
     tree = circ.tree_from_json(m["tree"])
@@ -94,8 +94,8 @@ def _circuit_problem(item) -> str | None:
 
 
 def _error_problem(item, tree, every) -> str | None:
-    from generators.symbols import _circuits as circ
-    from generators.symbols import physics as phys
+    from cogforge.generators.symbols import _circuits as circ
+    from cogforge.generators.symbols import physics as phys
 
     m, kind = item.meta, item.meta["error_type"]
     if phys.CIRCUIT_ERRORS.get(kind) != item.answer:
@@ -130,8 +130,8 @@ def _error_problem(item, tree, every) -> str | None:
 def _force_problem(item) -> str | None:
     from collections import Counter
 
-    from generators.symbols import _forces as fz
-    from generators.symbols import physics as phys
+    from cogforge.generators.symbols import _forces as fz
+    from cogforge.generators.symbols import physics as phys
 
     m = item.meta
     scene = fz.Scene.from_dict(m["scene"])
@@ -178,7 +178,7 @@ def _force_problem(item) -> str | None:
 
 def _net_direction(scene, drawn, body: str) -> str | None:
     """The direction of the exact sum of the arrows drawn on ``body``."""
-    from generators.symbols import _forces as fz
+    from cogforge.generators.symbols import _forces as fz
 
     return fz.direction_name(scene, fz.net_force(drawn, body))
 
@@ -188,7 +188,7 @@ def _released(scene, body: str) -> str:
     free-body sums: a slope steeper than its friction allows, a rope pulling harder
     along the floor than mu N, a hanging mass heavier than the table's friction, the
     heavier side of Atwood's machine."""
-    from generators.symbols import _forces as fz
+    from cogforge.generators.symbols import _forces as fz
 
     a, *rest = scene.masses
     if scene.kind == "incline":
@@ -206,8 +206,8 @@ def _released(scene, body: str) -> str:
 
 
 def _redraw(m: dict) -> bytes:
-    from generators.symbols import _circuits as circ
-    from generators.symbols import _forces as fz
+    from cogforge.generators.symbols import _circuits as circ
+    from cogforge.generators.symbols import _forces as fz
 
     if "scene" in m:
         labels = {int(k): v for k, v in m["labels"].items()} or None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from cogforge.record import Item
+from cogforge.core.record import Item
 
 SPLIT_ORDER = ("train", "validation", "test")
 

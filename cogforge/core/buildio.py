@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Iterable
 
-from cogforge.record import Item
+from cogforge.core.record import Item
 
 _RENAME_EXCHANGE = 2
 

@@ -35,7 +35,7 @@ from typing import Callable, Iterable
 
 from lxml import etree
 
-from cogforge.errors import UserError
+from cogforge.core.errors import UserError
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"

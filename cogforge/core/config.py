@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from cogforge.errors import UserError, read_text
+from cogforge.core.errors import UserError, read_text
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -17,7 +17,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from cogforge.errors import UserError
+from cogforge.core.errors import UserError
 
 
 class ItemError(UserError):
