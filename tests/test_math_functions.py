@@ -1,4 +1,4 @@
-"""Function plots of the mathematics domain (generators/symbols/_functions.py): every
+"""Function plots of the mathematics domain (generators/symbols/_functions/): every
 answer re-derived by ``check``, hand-worked cases, injected inconsistencies confirmed,
 wrong answers and bad distractors caught, pictures reproducible, positions balanced."""
 
