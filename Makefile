@@ -18,6 +18,9 @@ LS_STAMP := $(LS_VENV)/.installed
 TEST_STAMP := $(VENV)/.test-installed
 LMMS_VENV := .venv-lmms
 LMMS_STAMP := $(LMMS_VENV)/.installed
+DATASETS3_VENV := .venv-datasets3
+DATASETS3_STAMP := $(DATASETS3_VENV)/.installed
+WHEEL := dist/cogforge-$(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)-py3-none-any.whl
 # CogEvolve's core drawings: Twemoji SVGs (graphics CC-BY 4.0) from the npm registry,
 # pinned by version and checked by hash.
 TWEMOJI_VERSION := 15.0.0
@@ -36,7 +39,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: setup setup-label-studio setup-twemoji build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
+.PHONY: setup setup-label-studio setup-twemoji setup-lmms-eval wheel build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
 
 BENCH ?= carv
 
@@ -59,15 +62,35 @@ $(LS_STAMP): annotation/requirements-label-studio.lock
 
 setup-label-studio: $(LS_STAMP)
 
-# lmms-eval, for the tests that load releases with its own task manager and run its command
-# line. Its package is installed without its long dependency list (video, audio, most API
-# clients); the lock holds what its task loading, scoring, results table and OpenAI-compatible
-# model (`--model openai`) import. Changing the lock reinstalls (the stamp depends on it).
+# cogforge beside the field's tools: cogforge's pins, lmms-eval 0.7.3 with its own dependencies
+# and Hugging Face's evaluate and datasets, in one environment (the lock says what it leaves
+# out and why). cogforge goes in as a wheel: `make wheel`, or the tests' own build of it. The
+# lock pins every distribution, so it installs with --no-deps into a new environment each time
+# it changes (the stamp depends on it): nothing of an older lock stays behind. --no-compile:
+# Python compiles what is imported on first use; compiling all of torch and transformers at
+# install time tripled the time from scratch (2 min 17 s against 6 min 30 s on two cores).
 $(LMMS_STAMP): exports/requirements-lmms-eval.lock
-	@test -x $(LMMS_VENV)/bin/python || $(PYTHON) -m venv $(LMMS_VENV)
-	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check -r exports/requirements-lmms-eval.lock
-	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps lmms-eval==0.7.3
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "cogforge needs Python >= 3.11 as $(PYTHON) (set PYTHON=...)"; exit 1; }
+	rm -rf $(LMMS_VENV) && $(PYTHON) -m venv $(LMMS_VENV)
+	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-compile \
+	  -r exports/requirements-lmms-eval.lock
 	@touch $@
+
+setup-lmms-eval: $(LMMS_STAMP)
+
+# datasets 3.6 alone, for the test that loads every release on the 3.x line (see the lock).
+$(DATASETS3_STAMP): exports/requirements-datasets3.lock
+	rm -rf $(DATASETS3_VENV) && $(PYTHON) -m venv $(DATASETS3_VENV)
+	$(DATASETS3_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-compile \
+	  -r exports/requirements-datasets3.lock
+	@touch $@
+
+# cogforge's wheel, built by `python -m build` (an sdist, then the wheel from it) with the
+# setuptools that requirements.lock pins, and installed into .venv-lmms beside lmms-eval.
+wheel: $(STAMP) $(LMMS_STAMP)
+	$(PY) -m build --no-isolation --outdir dist .
+	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall $(WHEEL)
 
 $(TWEMOJI_STAMP):
 	@command -v npm >/dev/null || $(call apt_install_inline,npm)
@@ -113,11 +136,11 @@ release: $(STAMP)
 annotate: $(STAMP) $(LS_STAMP)
 	$(VENV)/bin/cogforge annotate serve --port $(or $(PORT),8080) --host $(or $(HOST),127.0.0.1)
 
-test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP)
+test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(DATASETS3_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP) $(TWEMOJI_STAMP)
 	$(PY) -m cogforge.bench
 
 clean:
-	rm -rf build .pytest_cache .cache  # releases/ are kept: they are immutable
+	rm -rf build dist .pytest_cache .cache  # releases/ are kept: they are immutable

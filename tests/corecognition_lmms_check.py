@@ -1,4 +1,4 @@
-"""Run inside .venv-lmms (lmms-eval 0.7.3, datasets 3.6): the public-layout export read by
+"""Run inside .venv-lmms (lmms-eval 0.7.3 beside cogforge's wheel): the public-layout export read by
 `datasets` and scored by lmms-eval's own corecognition task functions.
 
 Usage: python corecognition_lmms_check.py FILE.parquet

@@ -1,4 +1,4 @@
-"""Run inside .venv-lmms (lmms-eval 0.7.3, datasets 3.6): load a release the tools' own way.
+"""Run inside .venv-lmms (lmms-eval 0.7.3 beside cogforge's wheel): load a release the tools' own way.
 
 Usage: python lmms_eval_check.py RELEASE RESPONSES.json
 Prints JSON: for each split, what `datasets.load_dataset(RELEASE)` gives; for each lmms-eval
@@ -13,15 +13,11 @@ import sys
 from pathlib import Path
 
 import datasets
+from datasets_check import splits  # beside this script
 from lmms_eval.tasks import TaskManager, get_task_dict
 
 release, responses = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text())
-out = {"datasets_version": datasets.__version__, "splits": {}, "tasks": {}}
-loaded = datasets.load_dataset(str(release))
-for split, ds in loaded.items():
-    first = ds[0]
-    out["splits"][split] = {"n": len(ds), "features": {k: repr(v) for k, v in ds.features.items()},
-                            "first_id": first["id"], "first_sizes": [list(im.size) for im in first["images"]]}
+out = {"datasets_version": datasets.__version__, "splits": splits(release), "tasks": {}}
 manager = TaskManager(include_path=str(release / "exports" / "lmms_eval"), include_defaults=False)
 names = sorted(n for n in manager.all_tasks if n in manager.all_subtasks)
 for name, task in get_task_dict(names, manager).items():

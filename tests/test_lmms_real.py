@@ -13,6 +13,9 @@ items per task. Then:
 * random: the group's accuracy within three standard errors of chance;
 * both: ``cogforge eval score`` reads lmms-eval's output folder itself and gives every
   answered item the verdict lmms-eval logged.
+
+lmms-eval and ``cogforge eval score`` run in one environment, .venv-lmms with the session's
+wheel of cogforge (the ``field_python`` fixture).
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ import hashlib
 import io
 import json
 import math
-import os
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,14 +34,13 @@ import pytest
 import yaml
 from PIL import Image
 
-from conftest import ROOT
+from conftest import FIELD_VENV, field_env
+from cogforge.core.releases import load_release, read_rows
 from cogforge.evaluate.baselines import baseline
-from cogforge.evaluate.score import Scorer, load_release
+from cogforge.evaluate.score import Scorer
 from cogforge.exports.lmms_eval import group_name, task_name
-from cogforge.exports.release import read_rows
 
 BENCHMARKS = ["carv", "constructure", "cogevolve", "symbols", "corecognition"]
-LMMS_PY = ROOT / ".venv-lmms" / "bin" / "python"
 SPLIT = "test"
 LIMIT = 3  # items per task (--limit): every task of every release is asked
 MODES = ("gold", "random")
@@ -155,9 +156,8 @@ class KeyServer:
 
 @pytest.fixture(scope="module")
 def lmms_runs(carv_release, constructure_release, cogevolve_release, symbols_release, corecognition_release,
-              tmp_path_factory):
+              field_python, tmp_path_factory):
     """Two lmms-eval processes at once, one per server, each over every release's test split."""
-    assert LMMS_PY.is_file(), "run `make test` (it installs .venv-lmms)"
     releases = dict(zip(BENCHMARKS, [carv_release, constructure_release, cogevolve_release, symbols_release,
                                      corecognition_release]))
     tmp = tmp_path_factory.mktemp("lmms-real")
@@ -173,10 +173,10 @@ def lmms_runs(carv_release, constructure_release, cogevolve_release, symbols_rel
                                  "num_concurrent=16,timeout=120",
                    "limit": LIMIT, "log_samples": True, "output_path": str(tmp / mode)}
             (tmp / f"{mode}.yaml").write_text(yaml.safe_dump([run]))
-            env = {**os.environ, "HF_DATASETS_CACHE": str(tmp / f"hf-{mode}"), "HF_HUB_OFFLINE": "1",
-                   "HF_DATASETS_OFFLINE": "1", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+            env = field_env(HF_DATASETS_CACHE=str(tmp / f"hf-{mode}"), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
+                            NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
             with open(tmp / f"{mode}.log", "w") as log:  # a file: a full pipe would stall one process
-                procs[mode] = subprocess.Popen([str(LMMS_PY), "-m", "lmms_eval", "--config", str(tmp / f"{mode}.yaml")],
+                procs[mode] = subprocess.Popen([str(field_python), "-m", "lmms_eval", "--config", str(tmp / f"{mode}.yaml")],
                                                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp)
         for proc in procs.values():
             proc.wait()
@@ -217,13 +217,14 @@ def _expected_tasks(release: Path) -> dict[str, int]:
 
 @pytest.fixture(scope="module", params=BENCHMARKS)
 def scored(request, lmms_runs, tmp_path_factory) -> dict:
-    """One release's runs, scored by `cogforge eval score` from the folders lmms-eval wrote."""
-    from cogforge.cli import main
-
+    """One release's runs, scored from the folders lmms-eval wrote by the wheel's `cogforge eval
+    score`, in lmms-eval's environment."""
     benchmark = request.param
     release, out = lmms_runs["releases"][benchmark], tmp_path_factory.mktemp(f"scores-{benchmark}")
-    assert main(["eval", "score", "--release", str(release), "--predictions",
-                 *(str(lmms_runs["out"] / mode) for mode in MODES), "--out", str(out)]) == 0
+    proc = subprocess.run([str(FIELD_VENV / "bin" / "cogforge"), "eval", "score", "--release", str(release),
+                           "--predictions", *(str(lmms_runs["out"] / mode) for mode in MODES), "--out", str(out)],
+                          capture_output=True, text=True, cwd=out, env=field_env())
+    assert proc.returncode == 0, proc.stderr[-3000:]
     records = [json.loads(line) for line in (out / "per_item.jsonl").read_text().splitlines()]
     return {"benchmark": benchmark, "release": release, "report": json.loads((out / "scores.json").read_text()),
             # the model of each run, read from lmms-eval's results file
