@@ -234,10 +234,11 @@ def agreement(snapshot: dict) -> dict:
         if tag in ("Choices", "Rating", "Number"):
             out["questions"][name] = question_agreement(snapshot, name)
     stage_name = snapshot["project"].get("cogforge_stage")
-    if stage_name and get_stage(stage_name).caption_question:
-        out["human_accuracy"] = human_accuracy(snapshot, get_stage(stage_name).caption_question)
-    if stage_name and get_stage(stage_name).letter_question:
-        out["human_accuracy"] = letter_accuracy(snapshot, get_stage(stage_name).letter_question)
+    stage = get_stage(stage_name, snapshot["project"].get("benchmark")) if stage_name else None
+    if stage and stage.caption_question:
+        out["human_accuracy"] = human_accuracy(snapshot, stage.caption_question)
+    if stage and stage.letter_question:
+        out["human_accuracy"] = letter_accuracy(snapshot, stage.letter_question)
     return out
 
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from cogforge.annotation.decisions import decisions_path, load_decisions
 from cogforge.annotation.server import CREDENTIALS, DEFAULT_PORT, ROOT, _read_env_file
 from cogforge.annotation.stages import Stage, get_stage
+from cogforge.core.decisions import decisions_path, load_decisions
 from cogforge.core.errors import UserError, read_json
 
 SNAPSHOTS = ROOT / "annotation" / "snapshots"
@@ -99,12 +99,12 @@ def push(build: Path | str, stage_name: str, annotators: int = 1, conn: Connecti
          document_root: Path | str | None = None, title: str | None = None) -> dict:
     """Create or update the stage's project for a build; import only what is new."""
     build = Path(build)
-    stage = get_stage(stage_name)
     manifest = read_json(build / "manifest.json", "build manifest")
     if not isinstance(manifest, dict) or not isinstance(manifest.get("benchmark"), str):
         raise AnnotationError(f"{build / 'manifest.json'}: not a build's manifest (no benchmark); "
                               "push a folder that `cogforge build` wrote")
     benchmark = manifest["benchmark"]
+    stage = get_stage(stage_name, benchmark)
     if stage.benchmark not in (None, benchmark):
         raise AnnotationError(f"stage {stage.name} is for {stage.benchmark}, the build is {benchmark}")
     if annotators < 1:
@@ -257,7 +257,7 @@ def pull(project_id: int, conn: Connection | None = None, snapshots: Path = SNAP
     number = int(existing[-1].stem) + 1 if existing else 1
     path = folder / f"{number:04d}.json"
     decisions: list[dict] = []
-    stage = get_stage(info["cogforge_stage"]) if info.get("cogforge_stage") else None
+    stage = get_stage(info["cogforge_stage"], info.get("benchmark")) if info.get("cogforge_stage") else None
     if stage and stage.decides:
         decisions = derive_decisions(snapshot, stage)
         snapshot["decisions"] = decisions

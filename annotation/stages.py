@@ -4,6 +4,10 @@ A stage names its labeling-config template (``annotation/templates/<stage>.xml``
 turns a build into tasks (each keyed by a stable ``key``: an image's sha256, an
 item id or a sense-graph edge ``word|source>target``), optionally adds machine
 suggestions as predictions, and says which unit its accept/reject decisions apply to.
+
+The stages here serve every benchmark (``item-validation``); a benchmark's own stages
+are part of its registered descriptor (``Benchmark.stages``), which builds them from
+the task functions below or from its own.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Literal
 from urllib.parse import quote
 
+from cogforge.core import registry
 from cogforge.core.errors import UserError
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -161,37 +166,62 @@ def cogevolve_schema_audit_tasks(build: Path, document_root: Path) -> list[dict]
 
 @dataclass(frozen=True)
 class Stage:
+    """One kind of Label Studio project.
+
+    Args:
+        name: what ``cogforge annotate push --stage`` names it by.
+        benchmark: the benchmark whose builds it takes; None: any benchmark's.
+        unit: what one task and its decision are about.
+        decides: whether the stage's accept/reject becomes a decision the builders read.
+        tasks: ``tasks(build, document_root) -> [{"key": ..., ...}]``.
+        predictions: machine suggestions, ``predictions(build, tasks) -> {key: [prediction]}``.
+        caption_question: a free-text answer scored against the item's answer.
+        letter_question: an option letter scored against the item's answer letter.
+        template: the labeling config: a name in ``annotation/templates/`` (default: the
+            stage's name), or the path of a file (a benchmark from another package).
+    """
+
     name: str
-    benchmark: str | None  # None: any benchmark
+    benchmark: str | None
     unit: Literal["image", "item", "edge"]
-    decides: bool  # whether the stage's accept/reject becomes a decision
+    decides: bool
     tasks: Callable[[Path, Path], list[dict]]
     predictions: Callable[[Path, list[dict]], dict[str, list[dict]]] | None = None
-    caption_question: str | None = None  # a free-text answer scored against the ground truth
-    letter_question: str | None = None  # an option letter scored against the item's answer letter
-    template: str | None = None  # the template's name when stages share one (default: the stage's)
+    caption_question: str | None = None
+    letter_question: str | None = None
+    template: str | Path | None = None
 
     @property
     def label_config(self) -> str:
+        if isinstance(self.template, Path):
+            return self.template.read_text()
         return (TEMPLATES / f"{self.template or self.name}.xml").read_text()
 
 
+# The stages every benchmark has; a benchmark's own come with its descriptor.
 STAGES = {s.name: s for s in [
-    Stage("carv-image-audit", "carv", "image", True, carv_image_audit_tasks, carv_image_audit_predictions),
-    Stage("carv-human-baseline", "carv", "item", False, human_baseline_tasks, caption_question="caption"),
     Stage("item-validation", None, "item", True, item_validation_tasks),
-    Stage("sense-graph-audit", "cogevolve", "edge", True, sense_graph_audit_tasks),
-    Stage("cogevolve-schema-audit", "cogevolve", "image", True, cogevolve_schema_audit_tasks),
-    # CoreCognition's two rounds of cross-validation by separate groups (the paper's section
-    # 3.2): the same tasks in two projects; an item rejected in either round is flagged
-    *(Stage(f"corecognition-cross-validation-{n}", "corecognition", "item", True,
-            corecognition_cross_validation_tasks, letter_question="answer",
-            template="corecognition-cross-validation") for n in (1, 2)),
 ]}
 
 
-def get_stage(name: str) -> Stage:
-    try:
+def stages(benchmark: str | None = None) -> dict[str, Stage]:
+    """The stages a build of ``benchmark`` can be pushed to, by name; with no benchmark,
+    those of every registered benchmark (each benchmark is imported)."""
+    names = [benchmark] if benchmark else registry.available()
+    out = dict(STAGES)
+    for name in names:
+        found = registry.find(name)
+        out.update({s.name: s for s in (found.stages if found else ())})
+    return out
+
+
+def get_stage(name: str, benchmark: str | None = None) -> Stage:
+    """The stage called ``name``: a shared one, or one of ``benchmark``'s (of any
+    registered benchmark when ``benchmark`` is None)."""
+    if name in STAGES:
         return STAGES[name]
-    except KeyError:
-        raise UserError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}") from None
+    known = stages(benchmark)
+    if name not in known:
+        of = f" for {benchmark}" if benchmark else ""
+        raise UserError(f"unknown stage {name!r}; stages{of}: {', '.join(known)}")
+    return known[name]

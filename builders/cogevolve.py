@@ -4,7 +4,7 @@ The graphs come from WordNet 3.0 through the regular-polysemy patterns (or from
 ChainNet-format files named in the config or with ``--input chainnet=FILE``), after
 the ``sense-graph-audit`` decisions. Sentences come from WordNet's examples (and
 unified-format WSD corpora). Each word whose prototype has a curated Twemoji drawing
-(``load_cores``) gets one SVG schema per sense, all reusing one core through
+(``schemas.load_cores``) gets one SVG schema per sense, all reusing one core through
 ``<defs>``/``<use>``, each checked by :mod:`cogforge.svgcheck` before it is rendered;
 its settings are dealt so that none tells a prototype from an extension (``settings_for``).
 
@@ -230,38 +230,6 @@ def leaks(text: str, forms: list[str]) -> bool:
 # --------------------------------------------------------------------------- images
 
 
-CORES = ROOT / "generators" / "data" / "cogevolve_cores.tsv"
-
-
-def load_cores(path: Path = CORES) -> dict[str, tuple[str, str] | None]:
-    """Prototype synset -> (emoji code points, the synset the drawing shows), or None
-    where a drawing is withdrawn: CONSTRUCTURE's curated emoji map (each emoji shows
-    its own synset), overridden by CogEvolve's curated ``cogevolve_cores.tsv``."""
-    from cogforge.core.errors import UserError
-    from cogforge.generators.constructure import load_emoji_map
-
-    out: dict[str, tuple[str, str] | None] = {}
-    for entry in load_emoji_map():
-        out.setdefault(entry.synset, (entry.codepoints, entry.synset))
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split("\t")
-        if len(parts) != 4 or not parts[3].strip():
-            raise UserError("expected 'prototype synset<TAB>code points or -<TAB>depicted synset<TAB>why'; "
-                            "fix the line", path, number)
-        synset, points, depicted, _why = parts
-        out[synset] = None if points == "-" else (points, depicted)
-    return out
-
-
-def core_for(graph: dict, cores: dict[str, tuple[str, str] | None]) -> tuple[str, str] | None:
-    """(code points, depicted synset) of the prototype's drawing, or None: a word is drawn
-    only when a curated line says the drawing shows its prototype (never a hypernym's
-    drawing picked automatically: a banana plant is not a herb sprig)."""
-    return cores.get(graph["senses"][graph["prototype"]]["synset"])
-
-
 def depictions_for(graph: dict, patterns: dict[str, sense_graphs.Pattern],
                    colours: dict[str, str]) -> dict[str, str]:
     """Sense key -> how it is drawn (``frame/variant``, :data:`generators.cogevolve.schemas.DEPICTIONS`)
@@ -396,7 +364,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     split_of = split_words(sorted({g["word"] for g in graphs}), config["splits"], seed)
     pattern_of = {p.name: p for p in patterns}
     twemoji = Path(config.get("twemoji_dir") or ROOT / ".cache" / "twemoji")
-    cores = load_cores()
+    cores = schemas.load_cores()
 
     with BuildWriter(out_dir) as writer:
         # ---- schemas: one core per word, one scene per sense
@@ -407,14 +375,14 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         drawn_by: dict[str, str] = {}  # PNG sha256 -> graph id: no picture is shared by two words
         colours = schemas.load_colours()
         backdrops: Counter = Counter()  # (setting, role) -> senses drawn so far
-        kinds_of = {g["id"]: depictions_for(g, pattern_of, colours) for g in graphs if core_for(g, cores)}
+        kinds_of = {g["id"]: depictions_for(g, pattern_of, colours) for g in graphs if schemas.core_for(g, cores)}
         drawable = [g for g in graphs if len(kinds_of.get(g["id"], ())) >= 2]  # a picture needs another to differ from
         dropped["schemas (fewer than two senses a frame can show)"] += len(kinds_of) - len(drawable)
         chosen = balanced_frames(drawable, kinds_of, random.Random(f"cogevolve:{seed}:frames"))
         imaged = [g for g in drawable if g["id"] in chosen]
         dropped["schemas (a frame would show one role more than the other)"] += len(drawable) - len(imaged)
         for graph in tqdm(imaged, desc="schemas", unit="word", disable=not progress):
-            points, depicted = core_for(graph, cores)
+            points, depicted = schemas.core_for(graph, cores)
             kinds = kinds_of[graph["id"]]
             srng = random.Random(f"cogevolve:{seed}:{graph['id']}:svg")
             core_id = "k" + "".join(srng.choice("0123456789") for _ in range(8))

@@ -62,7 +62,8 @@ def _bench_scoring(folder: Path, work: Path, models: int = 19) -> tuple[int, flo
     import json
     import random
 
-    from cogforge.evaluate.score import Scorer, load_release
+    from cogforge.core.releases import load_release
+    from cogforge.evaluate.score import Scorer
 
     rows = [json.loads(line) for line in (folder / "data" / "test.jsonl").read_text().splitlines()]
     rng = random.Random(0)

@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from cogforge import builders
+from cogforge.core import registry
 from cogforge.core.errors import UserError
 
 
@@ -39,7 +39,7 @@ def _summary(manifest: dict, out_dir: Path) -> str:
 def _named_decisions(path: str | None) -> list[dict]:
     """A decisions file named with ``--decisions``, read and checked before any work: it
     must exist and hold decisions (the default file may be absent: no decisions yet)."""
-    from cogforge.annotation.decisions import load_decisions
+    from cogforge.core.decisions import load_decisions
 
     if path is None:
         return []
@@ -53,16 +53,22 @@ def _named_decisions(path: str | None) -> list[dict]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from cogforge.annotation.decisions import decisions_path, load_decisions
+    from cogforge.core.decisions import decisions_path, load_decisions
 
-    module = builders.get(args.benchmark)
+    benchmark = registry.get(args.benchmark)
     out_dir = Path(args.out or f"build/{args.benchmark}")
     decisions = _named_decisions(args.decisions) or load_decisions(decisions_path(args.benchmark))
+    # An option reaches the build function only when it has a parameter of that name.
+    accepts = inspect.signature(benchmark.build).parameters
     # Images people rejected in annotation are left out of the rebuild.
     excluded = [d["state"] for d in decisions
                 if d["unit"] == "image" and d["decision"] == "reject" and d.get("state")]
-    kwargs = {"excluded": excluded} if excluded else {}
-    accepts = inspect.signature(module.build).parameters
+    kwargs = {}
+    if excluded:
+        if "excluded" not in accepts:
+            raise UserError(f"{len(excluded)} images with a state were rejected in annotation, but the "
+                            f"{args.benchmark} builder cannot leave states out (no `excluded` parameter)")
+        kwargs["excluded"] = excluded
     if "decisions" in accepts:  # builders that read other units (cogevolve: sense-graph edges)
         kwargs["decisions"] = decisions
     if args.input:
@@ -73,18 +79,69 @@ def cmd_build(args: argparse.Namespace) -> int:
             key, sep, path = spec.partition("=")
             if not sep or not path:
                 raise UserError(f"--input {spec!r}: expected KEY=PATH, e.g. chainnet=edges.tsv")
+            if benchmark.inputs and key not in benchmark.inputs:
+                raise UserError(f"--input {key}=...: {args.benchmark} takes "
+                                + " or ".join(f"{k}=FILE" for k in benchmark.inputs))
             inputs.setdefault(key, []).append(path)
         kwargs["inputs"] = inputs
     if args.domains:
         if "domains" not in accepts:
             raise UserError(f"--domains: the {args.benchmark} builder has no domains")
         kwargs["domains"] = [d.strip() for d in args.domains.split(",") if d.strip()]
-    manifest = module.build(out_dir, seed=args.seed, config_path=args.config,
-                            progress=not args.quiet, **kwargs)
+    manifest = benchmark.build(out_dir, seed=args.seed, config_path=args.config,
+                               progress=not args.quiet, **kwargs)
     if excluded:
         print(f"left out {len(excluded)} states rejected in annotation")
     print(_summary(manifest, out_dir))
     return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """``cogforge list``: every registered benchmark, the package that registers it and its
+    entry point, read from the installed packages' metadata (no benchmark is imported). A
+    name that two packages register is listed with both, then refused (exit 2)."""
+    rows = [("benchmark", "package", "entry point")]
+    rows += [(r.name, f"{r.package} {r.version}".strip(), r.value) for r in registry.registrations()]
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    for name, package, value in rows:
+        print(f"{name:<{widths[0]}}  {package:<{widths[1]}}  {value}")
+    if len(rows) == 1:
+        print(f"(no package registers a benchmark in entry point group {registry.GROUP!r})")
+    duplicated = registry.duplicates()
+    if duplicated:
+        return _refuse("\n".join(str(registry.duplicate_error(name, regs)) for name, regs in duplicated.items()))
+    return 0
+
+
+def _loadable(name: str) -> registry.Benchmark | None:
+    """A benchmark for help texts; one that cannot be loaded is left out of them (using it
+    says why)."""
+    try:
+        return registry.find(name)
+    except registry.RegistryError:
+        return None
+
+
+def _input_help() -> str:
+    """What ``--input`` accepts, from every registered benchmark's descriptor."""
+    takes = []
+    for name in registry.available():
+        benchmark = _loadable(name)
+        if benchmark and benchmark.inputs:
+            takes += [f"{name} {key}=FILE: {what}" for key, what in benchmark.inputs.items()]
+    return ("an input file for the builder's config list KEY" + "".join(f"; {t}" for t in takes)
+            + "; repeatable").replace("%", "%%")
+
+
+def _stage_help() -> str:
+    """The stages ``annotate push`` takes, the shared ones and every registered benchmark's."""
+    from cogforge.annotation.stages import STAGES
+
+    names = list(STAGES)
+    for name in registry.available():
+        benchmark = _loadable(name)
+        names += [stage.name for stage in (benchmark.stages if benchmark else ())]
+    return "push: the stage, one of " + ", ".join(names).replace("%", "%%")
 
 
 def cmd_qc(args: argparse.Namespace) -> int:
@@ -102,7 +159,8 @@ def cmd_qc(args: argparse.Namespace) -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    from cogforge.exports.release import diff, release, verify
+    from cogforge.core.releases import verify
+    from cogforge.exports.release import diff, release
 
     words = args.words
     if words[0] == "diff":
@@ -250,11 +308,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # what a benchmark accepts is in its descriptor, imported only for help that shows it
+    helping = "-h" in argv or "--help" in argv
     parser = argparse.ArgumentParser(prog="cogforge", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     build = sub.add_parser("build", help="build a benchmark into build/<benchmark>/")
-    build.add_argument("benchmark", choices=builders.available())
+    build.add_argument("benchmark", choices=registry.available(), help="a registered benchmark (`cogforge list`)")
     build.add_argument("--seed", type=int, default=None, help="overrides the config's seed")
     build.add_argument("--config", default=None, help="a config file (default: the builder's own)")
     build.add_argument("--out", default=None, help="build folder (default: build/<benchmark>)")
@@ -262,11 +323,13 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--decisions", default=None,
                        help="human decisions to apply (default: annotation/decisions/<benchmark>.jsonl)")
     build.add_argument("--input", action="append", metavar="KEY=PATH",
-                       help="an input file for the builder's config list KEY (cogevolve: chainnet=FILE, "
-                            "wsd_xml=FILE; symbols: chembench=FILE, scenes=FILE); repeatable")
+                       help=_input_help() if helping else "an input file for the builder's config list KEY")
     build.add_argument("--domains", default=None, metavar="A,B",
                        help="only these domains, comma-separated (symbols: chemistry, ...)")
     build.set_defaults(func=cmd_build)
+
+    lst = sub.add_parser("list", help="the registered benchmarks, the package of each and its entry point")
+    lst.set_defaults(func=cmd_list)
 
     qc = sub.add_parser("qc", help="check a build; writes qc_report.json and qc_report.md")
     qc.add_argument("build", help="a build folder, e.g. build/carv")
@@ -287,8 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     ann.add_argument("action", choices=["serve", "push", "pull", "agreement"])
     ann.add_argument("target", nargs="?", help="push: a build folder; pull: a project id; "
                                                "agreement: a project id or a snapshot file")
-    ann.add_argument("--stage", help="push: carv-image-audit, carv-human-baseline, item-validation, "
-                     "sense-graph-audit, cogevolve-schema-audit, corecognition-cross-validation-1 or -2")
+    ann.add_argument("--stage", help=_stage_help() if helping else "push: the stage")
     ann.add_argument("--annotators", type=int, default=1, help="push: how many people see each task")
     ann.add_argument("--port", type=int, default=8080, help="serve: the port (it must be free)")
     ann.add_argument("--host", default="127.0.0.1", metavar="ADDR",

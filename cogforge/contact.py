@@ -4,7 +4,8 @@
 every schema of the word in a row, captioned with the sense's role and definition;
 ``python -m cogforge.contact symbols BUILD OUT.png [DOMAIN]`` draws items of every
 task of a symbols domain (default chemistry), captioned with the answer (and the
-injected error).
+injected error); ``python -m cogforge.contact items BUILD OUT.png [N]`` draws N items of
+any benchmark (one from its own package too), captioned with the question and the answer.
 """
 
 from __future__ import annotations
@@ -150,12 +151,42 @@ def corecognition_sheet(build: Path, out: Path, concept: str | None = None) -> P
     return out
 
 
-SHEETS = {"cogevolve": cogevolve_sheet, "symbols": symbols_sheet, "corecognition": corecognition_sheet}
+def items_sheet(build: Path, out: Path, n: int = 8, columns: int = 4, tile: int = 300) -> Path:
+    """Any benchmark: ``n`` items, each item's first picture captioned with its question and
+    answer; an item whose (task, answer) is not shown yet is taken first, in build order."""
+    items = [json.loads(line) for line in (build / "items.jsonl").read_text().splitlines()]
+    items = [i for i in items if i["images"]]
+    seen, first, rest = set(), [], []
+    for item in items:
+        key = (item["task"], item["answer"])
+        (rest if key in seen else first).append(item)
+        seen.add(key)
+    chosen = (first + rest)[:n]
+    caption_h, rows = 64, -(-len(chosen) // columns)
+    sheet = Image.new("RGB", (columns * (tile + 10) + 10, rows * (tile + caption_h) + 10), "white")
+    draw, small = ImageDraw.Draw(sheet), _font(13)
+    for k, item in enumerate(chosen):
+        x, y = 10 + (k % columns) * (tile + 10), 10 + (k // columns) * (tile + caption_h)
+        image = Image.open(build / item["images"][0]).convert("RGB")
+        image.thumbnail((tile, tile), Image.LANCZOS)
+        sheet.paste(image, (x, y))
+        draw.rectangle([x - 1, y - 1, x + image.width, y + image.height], outline=(180, 180, 180))
+        question = item["question"].split("\n")[0]
+        text = textwrap.wrap(question, tile // 7)[:2] + [f"answer: {item['answer']}"]
+        draw.multiline_text((x, y + image.height + 4), "\n".join(text), fill="black", font=small)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sheet.save(out)
+    return out
+
+
+SHEETS = {"cogevolve": cogevolve_sheet, "symbols": symbols_sheet, "corecognition": corecognition_sheet,
+          "items": items_sheet}
 
 if __name__ == "__main__":
     benchmark, build, out, *rest = sys.argv[1:]
     if benchmark not in SHEETS:
         raise SystemExit(f"contact sheets: {', '.join(SHEETS)} (CARV's and CONSTRUCTURE's are in docs/ already)")
-    # symbols: the domain (default chemistry); corecognition: one concept (default all)
-    options = ({"concept": rest[0]} if benchmark == "corecognition" else {"domain": rest[0]}) if rest else {}
+    # symbols: the domain (default chemistry); corecognition: one concept (default all); items: how many
+    options = ({"concept": rest[0]} if benchmark == "corecognition" else {"n": int(rest[0])} if benchmark == "items"
+               else {"domain": rest[0]}) if rest else {}
     print(SHEETS[benchmark](Path(build), Path(out), **options))

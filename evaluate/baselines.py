@@ -16,7 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Literal
 
-from cogforge.evaluate.score import _plugin, load_release
+from cogforge.core.releases import load_release
+from cogforge.evaluate.score import _plugin
 from cogforge.core.shortcuts import choices_only_predictions
 
 Kind = Literal["random", "majority", "choices-only"]

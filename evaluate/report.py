@@ -71,7 +71,8 @@ def write(results: dict, out_dir: Path) -> dict[str, Path]:
     if "tables" in first:
         from cogforge.evaluate.score import _plugin
 
-        md += _plugin(rel["benchmark"]).tables_markdown(results)
+        tables_markdown = getattr(_plugin(rel["benchmark"]), "tables_markdown", None)
+        md += tables_markdown(results) if tables_markdown else []
     # models scored on different items (a split each, or one VLMEvalKit file each) may have
     # strata the others lack (symbols' error_type exists only for error items)
     families = list(dict.fromkeys(f for r in results["models"].values() for f in r["breakdown"]))

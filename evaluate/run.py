@@ -24,10 +24,9 @@ import httpx
 from tqdm import tqdm
 
 from cogforge.core.errors import UserError
+from cogforge.core.releases import load_release, read_rows
 from cogforge.evaluate.client import Endpoint, EndpointError, chat
 from cogforge.evaluate.extract import rotate
-from cogforge.evaluate.score import load_release
-from cogforge.exports.release import read_rows
 
 
 def _data_url(path: Path) -> str:

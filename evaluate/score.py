@@ -2,9 +2,9 @@
 
 The release's hashes are verified first (a release that does not verify is refused
 unless ``allow_unverified``, which the report records). Missing predictions count as
-wrong and are listed. Each item records how its answer was obtained. Benchmarks add
-their own judging and strata in ``evaluate/<benchmark>.py`` (``is_correct``,
-``strata``, ``chance``, ``tables``, ``extra``).
+wrong and are listed. Each item records how its answer was obtained. A benchmark adds
+its own judging and strata through its registered descriptor's scorer
+(``Benchmark.scorer``: ``is_correct``, ``strata``, ``chance``, ``tables``, ``extra``).
 
 The files of one model are scored together: VLMEvalKit writes one file per dataset (a
 split's multiple-choice and free-text items are two datasets), found in its output
@@ -13,51 +13,30 @@ folder by ``find_vlmevalkit_files``; they give one score per split.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from typing import Any
 
+from cogforge.core import registry
 from cogforge.core.errors import UserError, read_json
+from cogforge.core.releases import ReleaseError, load_release
 from cogforge.evaluate import lmms_logs
 from cogforge.evaluate.extract import ROTATION, extract, rotate
 from cogforge.evaluate.predictions import TABLE_SUFFIXES, PredictionProblems, read_predictions
-from cogforge.exports.release import ReleaseError, read_rows, verify
 from cogforge.core.shortcuts import question_stem, wilson
 
 
-def _plugin(benchmark: str) -> ModuleType | None:
-    if importlib.util.find_spec(f"cogforge.evaluate.{benchmark}") is None:
-        return None
-    return importlib.import_module(f"cogforge.evaluate.{benchmark}")
+def _plugin(benchmark: str) -> Any:
+    """The registered benchmark's scoring hooks (``Benchmark.scorer``), or None: a benchmark
+    that is not registered is scored by letter and exact answer only."""
+    found = registry.find(benchmark)
+    return found.scorer if found else None
 
 
 def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
-
-
-def load_release(folder: Path | str, allow_unverified: bool = False) -> tuple[list[dict], dict]:
-    folder = Path(folder)
-    if not (folder / "release.json").is_file():
-        raise ReleaseError(f"{folder} is not a release folder (no release.json); make one with `make release`")
-    problems = verify(folder)
-    if problems and not allow_unverified:
-        raise ReleaseError(f"{folder} does not verify ({len(problems)} problems, e.g. {problems[0]}); "
-                           "scores on a changed release prove nothing. Pass --allow-unverified to score anyway")
-    info = read_json(folder / "release.json", "release.json")
-    if not isinstance(info, dict) or not {"benchmark", "version"} <= set(info):
-        raise ReleaseError(f"{folder / 'release.json'}: not a release's release.json (an object with benchmark "
-                           "and version); make the release again with `cogforge release`")
-    rows = read_rows(folder)
-    for row in rows:
-        row["meta"] = json.loads(row["meta"]) if isinstance(row["meta"], str) else row["meta"]
-    return rows, {"release": str(folder), "benchmark": info["benchmark"], "version": info["version"],
-                  "verified": not problems, "verification_problems": problems,
-                  "allow_unverified": allow_unverified}
 
 
 def _stat(hits: int, n: int, chance: float) -> dict:

@@ -1,9 +1,12 @@
-"""The dataset card (README.md with the Hugging Face YAML header) and Croissant metadata."""
+"""The dataset card (README.md with the Hugging Face YAML header) and Croissant metadata.
+
+``plugin`` is the benchmark's release hooks (``Benchmark.card``: ``PRETTY_NAME``, ``SUMMARY``,
+``LICENSE``, ...), each optional; None gives the shared card.
+"""
 
 from __future__ import annotations
 
 import json
-from types import ModuleType
 from typing import Any
 
 ROW_FIELDS = {
@@ -28,7 +31,7 @@ def _size_category(n: int) -> str:
     return "n>1M"
 
 
-def yaml_header(info: dict, plugin: ModuleType | None) -> str:
+def yaml_header(info: dict, plugin: Any) -> str:
     """The YAML block: written by hand so key order and quoting stay stable."""
     splits = info["splits"]
     lines = ["---", f"license: {getattr(plugin, 'LICENSE', 'cc-by-4.0')}",
@@ -53,7 +56,7 @@ def yaml_header(info: dict, plugin: ModuleType | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def evaluate_with(info: dict, plugin: ModuleType | None) -> list[str]:
+def evaluate_with(info: dict, plugin: Any) -> list[str]:
     """How to run each tool the field uses on this release, with the exact commands."""
     folder = f"releases/{info['benchmark']}/{info['version']}"
     names = info.get("vlmevalkit", [])
@@ -85,7 +88,7 @@ def evaluate_with(info: dict, plugin: ModuleType | None) -> list[str]:
     return out
 
 
-def card(info: dict, qc: dict, plugin: ModuleType | None, changes: dict | None,
+def card(info: dict, qc: dict, plugin: Any, changes: dict | None,
          annotation: dict | None) -> str:
     name = getattr(plugin, "PRETTY_NAME", info["benchmark"])
     split0 = next(iter(info["splits"]))
@@ -145,7 +148,7 @@ def card(info: dict, qc: dict, plugin: ModuleType | None, changes: dict | None,
     return "\n".join(out) + "\n"
 
 
-def croissant(info: dict, files: dict[str, str], plugin: ModuleType | None) -> dict[str, Any]:
+def croissant(info: dict, files: dict[str, str], plugin: Any) -> dict[str, Any]:
     """Croissant 1.1 JSON-LD: every data file with its sha256, a record set per split."""
     import mlcroissant as mlc
 

@@ -13,20 +13,20 @@ lmms-eval's sample logs (``--log_samples``) name the item of every response and
 ``cogforge eval score`` reads them as they are (``evaluate/lmms_logs.py``).
 
 ``utils.py`` is self-contained: it carries cogforge's own answer extraction
-(``evaluate/extract.py``) and, where the benchmark has one, its judge
-(``evaluate/<benchmark>.py``, e.g. CARV's caption judge) verbatim, so lmms-eval's
+(``evaluate/extract.py``) and, where the benchmark has one, its judge (its scorer's
+``is_correct``, e.g. CARV's caption judge in ``evaluate/carv.py``) verbatim, so lmms-eval's
 accuracy is the accuracy ``cogforge eval score`` reports for the same responses.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
-import importlib.util
 import inspect
 import json
 import re
 from pathlib import Path
+
+from cogforge.core import registry
 
 FOLDER = "exports/lmms_eval"
 GENERATION = {"max_new_tokens": 512, "temperature": 0, "do_sample": False}
@@ -42,11 +42,10 @@ def group_name(benchmark: str, split: str) -> str:
 
 
 def _judge_module(benchmark: str):
-    """The benchmark's evaluate plugin, when it judges free-text answers (``is_correct``)."""
-    if importlib.util.find_spec(f"cogforge.evaluate.{benchmark}") is None:
-        return None
-    module = importlib.import_module(f"cogforge.evaluate.{benchmark}")
-    module = getattr(module, "JUDGE", module)  # a plugin may name a self-contained judge to embed
+    """The registered benchmark's scorer (``Benchmark.scorer``), when it judges free-text
+    answers (``is_correct``); a scorer may name a self-contained judge to embed (``JUDGE``)."""
+    found = registry.find(benchmark)
+    module = getattr(found.scorer, "JUDGE", found.scorer) if found else None
     return module if hasattr(module, "is_correct") else None
 
 

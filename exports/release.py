@@ -2,33 +2,29 @@
 
 A release is written into a temporary sibling folder and renamed into place at the
 end, so an interrupted release leaves nothing at the version's path. A version that
-exists is never overwritten. ``MANIFEST.sha256`` lists every file; ``verify`` re-checks
-it. ``diff`` compares two releases item by item, and each new release records its
-changes since the previous version in its card and ``release.json``.
+exists is never overwritten. ``MANIFEST.sha256`` lists every file; ``verify`` (in
+:mod:`cogforge.core.releases`, with reading a release) re-checks it. ``diff`` compares
+two releases item by item, and each new release records its changes since the previous
+version in its card and ``release.json``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
-import importlib.util
 import json
 import os
 import re
 import shutil
 from pathlib import Path
-from types import ModuleType
+from typing import Any
 
 from cogforge import __version__
+from cogforge.core import registry
 from cogforge.core.buildio import clean_stale, dump_json, sha256_file
-from cogforge.core.errors import UserError, parse_json, read_text
 from cogforge.core.record import read_items
+from cogforge.core.releases import ReleaseError, read_rows
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
-
-
-class ReleaseError(UserError, RuntimeError):
-    """A release that must not be written (QC failed, version exists, bad input)."""
 
 
 def parse_version(version: str) -> tuple[int, int, int]:
@@ -38,10 +34,10 @@ def parse_version(version: str) -> tuple[int, int, int]:
     return tuple(int(x) for x in match.groups())  # type: ignore[return-value]
 
 
-def _plugin(benchmark: str) -> ModuleType | None:
-    if importlib.util.find_spec(f"cogforge.exports.{benchmark}") is None:
-        return None
-    return importlib.import_module(f"cogforge.exports.{benchmark}")
+def _plugin(benchmark: str) -> Any:
+    """The registered benchmark's release hooks (``Benchmark.card``), or None: the shared card."""
+    found = registry.find(benchmark)
+    return found.card if found else None
 
 
 def to_row(item) -> dict:
@@ -49,19 +45,6 @@ def to_row(item) -> dict:
     return {"id": item.id, "benchmark": item.benchmark, "task": item.task, "split": item.split,
             "question": item.question, "file_names": list(item.images), "options": item.options,
             "answer": item.answer, "meta": json.dumps(item.meta, sort_keys=True, ensure_ascii=False)}
-
-
-def read_rows(release: Path | str) -> list[dict]:
-    """Every row of a release, all splits, in file order."""
-    rows = []
-    for path in sorted((Path(release) / "data").glob("*.jsonl")):
-        for number, line in enumerate(read_text(path, "release data file").splitlines(), 1):
-            if line.strip():
-                row = parse_json(line, path, "release row", number)
-                if not isinstance(row, dict) or not {"id", "task", "split", "answer", "options", "meta"} <= set(row):
-                    raise ReleaseError(f"{path}:{number}: not a release row; make the release again")
-                rows.append(row)
-    return rows
 
 
 # The Hugging Face features of a parquet row, in the form every `datasets` version reads
@@ -220,7 +203,7 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
     return final
 
 
-# --------------------------------------------------------------------------- diff and verify
+# --------------------------------------------------------------------------- diff
 
 
 def diff_rows(old: list[dict], new: list[dict]) -> dict:
@@ -254,28 +237,3 @@ def changelog(changes: dict, version: str) -> str:
     if changes["changed"]:
         lines += ["## Changed", ""] + [f"- `{c['id']}`: {', '.join(c['fields'])}" for c in changes["changed"]]
     return "\n".join(lines) + "\n"
-
-
-def verify(folder: Path | str) -> list[str]:
-    """Problems found re-hashing a release against its MANIFEST.sha256 (empty: clean)."""
-    folder = Path(folder)
-    manifest = folder / "MANIFEST.sha256"
-    if not manifest.is_file():
-        raise ReleaseError(f"{folder}: no MANIFEST.sha256; not a release folder")
-    expected = {}
-    for number, line in enumerate(read_text(manifest, "MANIFEST.sha256").splitlines(), 1):
-        digest, sep, rel = line.partition("  ")
-        if not sep or len(digest) != 64:
-            return [f"MANIFEST.sha256:{number}: malformed line"]
-        expected[rel] = digest
-    problems = []
-    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*")
-               if p.is_file() and p.name != "MANIFEST.sha256"}
-    for rel in sorted(expected):
-        if rel not in present:
-            problems.append(f"{rel}: missing")
-        elif sha256_file(folder / rel) != expected[rel]:
-            problems.append(f"{rel}: changed (sha256 differs from MANIFEST.sha256)")
-    for rel in sorted(present - set(expected)):
-        problems.append(f"{rel}: not in MANIFEST.sha256")
-    return problems

@@ -1,7 +1,7 @@
 """Quality checks: read a build folder, return findings; never modify it.
 
 ``run_qc(build)`` runs the checks every benchmark gets (``qc/checks.py``) and the
-benchmark's own (``qc/<benchmark>.py``), and returns a :class:`qc.core.Report`.
+benchmark's own (its registered descriptor's ``checks``), and returns a :class:`qc.core.Report`.
 ``write_report`` writes ``qc_report.json`` and ``qc_report.md`` to a folder of its own.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cogforge.annotation.decisions import decisions_path, load_decisions
-from cogforge.qc.core import Build, Finding, Report, load_build, plugin, run_checks
+from cogforge.core.decisions import decisions_path, load_decisions
+from cogforge.qc.core import Build, Finding, Report, benchmark_checks, load_build, run_checks
 
 __all__ = ["run_qc", "write_report", "Report", "Finding", "Build"]
 
@@ -26,8 +26,7 @@ def run_qc(build_dir: Path | str, decisions: Path | str | None = None) -> Report
 
     build = load_build(build_dir)
     build.decisions = load_decisions(decisions or decisions_path(build.benchmark))
-    module = plugin(build.benchmark)
-    return run_checks(build, CHECKS + list(getattr(module, "CHECKS", [])))
+    return run_checks(build, CHECKS + benchmark_checks(build.benchmark))
 
 
 def write_report(report: Report, out_dir: Path | str) -> tuple[Path, Path]:

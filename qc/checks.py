@@ -348,7 +348,7 @@ def check_shortcuts(build: Build) -> CheckResult:
                 rows.append(_judge(out, name, task, acc, n, chance))
         else:
             # a benchmark whose free answers are not drawn from one vocabulary (an ordering
-            # of N IDs: 1/N!) says what chance is in qc/<benchmark>.py
+            # of N IDs: 1/N!) says what chance is in its QC hooks (Benchmark.qc)
             chance = (float(np.mean([chance_of(i) for i in items])) if chance_of else 1 / vocabulary)
             _, hits = stats.majority_baseline(answers)
             rows.append(_judge(out, "majority-answer", task, hits / len(items), len(items), chance))
@@ -374,7 +374,7 @@ def check_shortcuts(build: Build) -> CheckResult:
 def problem_key(build: Build, item) -> str:
     """The problem a model is asked, without its style. A benchmark whose items show one
     problem in several styles (a force diagram's colours, a mirrored drawing, a state the
-    picture hides) defines ``problem_key(item)`` in its QC plugin (None: this default);
+    picture hides) defines ``problem_key(item)`` in its QC hooks (None: this default);
     the default is the question, the options and the images' bytes (the question alone
     repeats over every picture of an image task)."""
     own = _benchmark_option(build, "problem_key", None)

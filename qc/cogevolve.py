@@ -276,8 +276,7 @@ LAYERS = {"setting": lambda r: r.get("scene"), "frame": lambda r: r.get("depicti
 def picture_checks(build: Build, graphs: dict, records: dict, out: CheckResult) -> tuple[list[dict], list[dict]]:
     """Cores, the role balance of settings and of frames, the first 3b image from either,
     paint colours; returns the audit rows and each setting's and frame's prototype share."""
-    from cogforge.builders.cogevolve import core_for, load_cores
-    from cogforge.generators.cogevolve.schemas import load_colours, same_colour, swatch_colour
+    from cogforge.generators.cogevolve.schemas import core_for, load_colours, load_cores, same_colour, swatch_colour
 
     cores, colours = load_cores(), load_colours()
     roles: dict[tuple[str, str], Counter] = defaultdict(Counter)  # (layer, kind) -> role -> images

@@ -2,21 +2,19 @@
 
 A check is a function ``(build) -> CheckResult``: a list of findings (severity,
 check name, item id or file, message) and a dict of statistics for the report.
-Checks for every benchmark live in ``qc/checks.py``; a benchmark adds its own in
-``qc/<benchmark>.py`` as a module-level ``CHECKS`` list, found by name.
+Checks for every benchmark live in ``qc/checks.py``; a benchmark adds its own through
+its registered descriptor (``Benchmark.checks``, and its hooks in ``Benchmark.qc``).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import io
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable, Literal
 
+from cogforge.core import registry
 from cogforge.core.errors import read_text
 from cogforge.core.record import Item, ItemError
 
@@ -83,11 +81,17 @@ def load_build(path: Path | str, decisions: list[dict] | None = None) -> Build:
     return Build(path, manifest, items, findings, decisions or [])
 
 
-def plugin(benchmark: str) -> ModuleType | None:
-    """``qc/<benchmark>.py`` when it exists: its ``CHECKS``, ``strata`` and options."""
-    if importlib.util.find_spec(f"cogforge.qc.{benchmark}") is None:
-        return None
-    return importlib.import_module(f"cogforge.qc.{benchmark}")
+def plugin(benchmark: str) -> Any:
+    """The registered benchmark's QC hooks (``Benchmark.qc``: ``strata``, ``chance`` and
+    options), or None: a benchmark that is not registered gets the shared checks only."""
+    found = registry.find(benchmark)
+    return found.qc if found else None
+
+
+def benchmark_checks(benchmark: str) -> list[tuple[str, Check]]:
+    """The registered benchmark's own checks, run after the shared ones."""
+    found = registry.find(benchmark)
+    return list(found.checks) if found else []
 
 
 @dataclass

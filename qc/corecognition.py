@@ -5,8 +5,9 @@ checked as a model sees it.
   ``meta.params`` (shapely predicates, simulations, other formulas; never the stored
   answer) and must be the option ``meta.answer_letter`` names; the item must sit
   outside its family's margin.
-* Pictures: drawing ``meta.params`` again gives the stored frames byte for byte (and
-  the combined strip of a multi-frame item).
+* Pictures: the family's renderer in ``generators/corecognition`` (never the builder's
+  code) drawing ``meta.params`` again gives the stored frames byte for byte, and their
+  strip gives the combined image of a multi-frame item.
 * Twins: each ``pair_id`` has one control and one manipulated item, with the same
   question text and options (bytes), different answers, parameters that differ in the
   causal parameter only, and pixels that differ only inside the regions the family
@@ -39,10 +40,32 @@ def strata(item) -> dict[str, str]:
             "role": item.meta["role"]}
 
 
-def _redraw(family_name: str, params: dict) -> list[bytes]:
-    from cogforge.builders.corecognition import draw_item
+def _redraw(family_name: str, params: dict) -> tuple[list[bytes], bytes | None]:
+    """The frames the family's own ``render`` draws from the parameters, as PNG bytes, and
+    their strip when there are several: the generator alone, never the builder's code."""
+    from cogforge.generators import corecognition as cc
 
-    return draw_item(family_name, params)
+    frames = cc.families()[family_name].render(params)
+    return [cc.png(f) for f in frames], cc.strip(frames) if len(frames) > 1 else None
+
+
+def _picture_problem(build: Build, item, frames: list[bytes], strip: bytes | None) -> str | None:
+    """What differs between an item's stored pictures and the ones drawn again, or None."""
+    def stored(rel: str) -> bytes | None:
+        path = build.path / rel
+        return path.read_bytes() if path.is_file() else None
+
+    if len(item.images) != len(frames):
+        return f"{len(item.images)} images listed, drawing meta.params again gives {len(frames)} frames"
+    for number, (rel, png) in enumerate(zip(item.images, frames), 1):
+        if stored(rel) != png:
+            return f"frame {number} ({rel}) is not what drawing meta.params again gives"
+    combined = item.meta.get("combined_image")
+    if (combined is None) != (strip is None):
+        return "meta.combined_image must name the frames' strip exactly when there is more than one frame"
+    if combined is not None and stored(combined) != strip:
+        return f"the strip {combined} is not the frames drawn again side by side"
+    return None
 
 
 def _changed_box(a: bytes, b: bytes):
@@ -58,7 +81,6 @@ def _changed_box(a: bytes, b: bytes):
 
 
 def check_corecognition(build: Build) -> CheckResult:
-    from cogforge.builders.corecognition import LETTERS
     from cogforge.core.parallel import draw_all
     from cogforge.generators.corecognition import SIZE, families
 
@@ -77,7 +99,7 @@ def check_corecognition(build: Build) -> CheckResult:
             derived = family.check(m["params"])
         except (KeyError, ValueError, TypeError) as err:
             derived = f"<cannot be re-derived: {err}>"
-        letter = LETTERS[item.options.index(item.answer)] if item.answer in item.options else None
+        letter = chr(65 + item.options.index(item.answer)) if item.answer in item.options else None
         if derived != item.answer or letter != m["answer_letter"]:
             wrong += 1
             out.findings.append(Finding("error", "corecognition", item.id,
@@ -94,14 +116,11 @@ def check_corecognition(build: Build) -> CheckResult:
                                         f"{MIN_FEATURE:.0%} of the short side at {ENCODER_PX} px"))
         jobs.append(partial(_redraw, family.name, m["params"]))
         drawable.append(item)
-    for item, pictures in zip(drawable, draw_all(jobs, progress=False)):
-        stored = [(build.path / p).read_bytes() for p in item.images]
-        if "combined_image" in item.meta:
-            stored.append((build.path / item.meta["combined_image"]).read_bytes())
-        if pictures != stored:
+    for item, (frames, strip) in zip(drawable, draw_all(jobs, progress=False)):
+        problem = _picture_problem(build, item, frames, strip)
+        if problem:
             redrawn += 1
-            out.findings.append(Finding("error", "corecognition-images", item.id,
-                                        "drawing meta.params again does not give the item's images"))
+            out.findings.append(Finding("error", "corecognition-images", item.id, problem))
     pairs_ok, pair_problems = _check_pairs(build, known, out)
     out.stats = {"items": len(build.items), "answers_not_rederived": wrong, "images_not_reproduced": redrawn,
                  "features_too_small": small, "pairs": pairs_ok + pair_problems, "pairs_with_problems": pair_problems}

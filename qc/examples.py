@@ -9,7 +9,7 @@ answer it equals. Only the item's own answer counts: an example that is another
 item's key gives that item nothing, since it is not in that item's prompt (the
 statistics still count such examples, per task).
 
-A benchmark's QC plugin may define ``example_matches(item, example) -> bool`` to
+A benchmark's QC hooks (``Benchmark.qc``) may define ``example_matches(item, example) -> bool`` to
 compare as its scorer does (sympy equivalence, element counts); the default compares
 the texts, case and spacing aside.
 """

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,10 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def default_build(benchmark: str, tmp_path_factory) -> Path:
     """A full build of a benchmark with its default config, in a temporary folder."""
-    from cogforge import builders
+    from cogforge.core import registry
 
     out = tmp_path_factory.mktemp(benchmark) / "build"
-    builders.get(benchmark).build(out, progress=False)
+    registry.get(benchmark).build(out, progress=False)
     return out
 
 
@@ -115,6 +119,102 @@ def corecognition_release(corecognition_build, tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("releases")
     return release(corecognition_build, "1.0.0", root, decisions=root / "none.jsonl")
+
+
+# --------------------------------------------------------------------------- a benchmark from outside
+# examples/shapecount is a package of its own. pip installs it into a folder of its own (the
+# .venv is not changed), and the `cogforge` processes that use it have that folder on their
+# PYTHONPATH: cogforge finds the benchmark through the package's entry point.
+
+EXAMPLE = ROOT / "examples" / "shapecount"
+COGFORGE = Path(sys.executable).with_name("cogforge")
+
+
+def shapecount_cli(site: Path, *argv, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``cogforge ARGV...`` in a process where the example package is installed."""
+    return subprocess.run([str(COGFORGE), *map(str, argv)], capture_output=True, text=True, cwd=cwd, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(site), **(env or {})})
+
+
+@pytest.fixture(scope="session")
+def shapecount_site(tmp_path_factory) -> Path:
+    """examples/shapecount installed by pip (from a copy: setuptools writes build/ beside the sources)."""
+    tmp = tmp_path_factory.mktemp("shapecount")
+    shutil.copytree(EXAMPLE, tmp / "src", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                    "--no-build-isolation", "--target", str(tmp / "site"), str(tmp / "src")],
+                   check=True, capture_output=True)
+    return tmp / "site"
+
+
+@pytest.fixture(scope="session")
+def shapecount_build(shapecount_site, tmp_path_factory) -> Path:
+    """`cogforge build shapecount` with the package's default config (144 items)."""
+    tmp = tmp_path_factory.mktemp("shapecount-build")
+    result = shapecount_cli(shapecount_site, "build", "shapecount", "--out", tmp / "build", "--quiet", cwd=tmp)
+    assert result.returncode == 0, result.stderr
+    return tmp / "build"
+
+
+@pytest.fixture(scope="session")
+def shapecount_release_folder(shapecount_site, shapecount_build, tmp_path_factory) -> Path:
+    """`cogforge release` of that build as 1.0.0."""
+    tmp = tmp_path_factory.mktemp("shapecount-releases")
+    result = shapecount_cli(shapecount_site, "release", shapecount_build, "--version", "1.0.0",
+                            "--releases", tmp, cwd=tmp)
+    assert result.returncode == 0, result.stderr
+    return tmp / "shapecount" / "1.0.0"
+
+
+@pytest.fixture
+def shapecount_release(shapecount_release_folder, shapecount_site, monkeypatch) -> Path:
+    """The ShapeCount release, with the package importable in this process for one test (the
+    shared export tests score releases in process)."""
+    monkeypatch.syspath_prepend(str(shapecount_site))
+    return shapecount_release_folder
+
+
+# --------------------------------------------------------------------------- the wheel beside lmms-eval
+# .venv-lmms holds cogforge's pins, lmms-eval 0.7.3 with its dependencies and Hugging Face's
+# evaluate and datasets (exports/requirements-lmms-eval.lock), but not cogforge: the session
+# builds cogforge's wheel from the working tree and installs it there, so lmms-eval's own code
+# and the code under test run in one environment.
+
+FIELD_VENV = ROOT / ".venv-lmms"
+# all that `pip check` may name there: the lock leaves out torchvision (no CPU build), so timm too
+FIELD_UNMET = {"lmms-eval 0.7.3 requires timm, which is not installed.",
+               "lmms-eval 0.7.3 requires torchvision, which is not installed."}
+
+
+def field_env(**extra: str) -> dict:
+    """The environment of a process in .venv-lmms: nothing of the repository on its path."""
+    return {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, **extra}
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory) -> Path:
+    """cogforge's wheel from the working tree, built as `make wheel` builds it: `python -m build`
+    (an sdist, then the wheel from the sdist) with the setuptools that requirements.lock pins."""
+    out = tmp_path_factory.mktemp("dist")
+    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    (found,) = out.glob("cogforge-*.whl")
+    return found
+
+
+@pytest.fixture(scope="session")
+def field_python(wheel) -> Path:
+    """.venv-lmms's python with the session's wheel installed; `pip check` names nothing but FIELD_UNMET."""
+    python = FIELD_VENV / "bin" / "python"
+    assert python.is_file(), "run `make test` (it installs .venv-lmms)"
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
+    proc = subprocess.run([*pip, "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
+                          capture_output=True, text=True, env=field_env())
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    check = subprocess.run([*pip, "check"], capture_output=True, text=True, env=field_env())
+    assert set(check.stdout.splitlines()) - {"No broken requirements found."} <= FIELD_UNMET, check.stdout
+    return python
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from cogforge import builders
+from cogforge.core import registry
 from cogforge.cli import main
 from cogforge.core.errors import UserError
 from conftest import balanced_mcq, make_toy_build
@@ -128,7 +128,7 @@ CASES = ["empty", "random bytes", "truncated", "wrong format", "missing", "folde
 
 
 def config_cases(tmp: Path, benchmark: str) -> dict[str, Path]:
-    own = builders.get(benchmark).DEFAULT_CONFIG.read_text(encoding="utf-8")
+    own = registry.get(benchmark).default_config.read_text(encoding="utf-8")
     assert re.search(r"^seed = \d+$", own, re.M)
     hostile = {"huge number": re.sub(r"^seed = \d+$", "seed = 1" + "0" * 30, own, count=1, flags=re.M),
                "huge integer": "seed = " + "9" * 5000 + "\n",
@@ -148,7 +148,7 @@ def config_cases(tmp: Path, benchmark: str) -> dict[str, Path]:
 CONFIG_CASES = CASES + ["huge number", "huge integer", "deep nesting", "infinite"]
 
 
-@pytest.mark.parametrize("benchmark", builders.available())
+@pytest.mark.parametrize("benchmark", registry.available())
 def test_a_bad_config_is_one_line(benchmark, tmp_path, out, capsys):
     cases = config_cases(tmp_path, benchmark)
     for case, path in cases.items():
@@ -159,7 +159,7 @@ def test_a_bad_config_is_one_line(benchmark, tmp_path, out, capsys):
 
 def test_an_empty_or_huge_config_value_is_refused_at_its_line(tmp_path, out, capsys):
     config = tmp_path / "carv.toml"
-    own = builders.get("carv").DEFAULT_CONFIG.read_text(encoding="utf-8")
+    own = registry.get("carv").default_config.read_text(encoding="utf-8")
     config.write_text(own.replace("count = 500", "count = 1" + "0" * 12, 1))
     line = refused(["build", "carv", "--config", config, "--out", out], config, capsys, out)
     number = own.splitlines().index("count = 500") + 1

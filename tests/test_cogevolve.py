@@ -253,9 +253,9 @@ def test_svg_check_command_rejects_a_redrawn_core(tmp_path, capsys):
 
 
 def test_same_seed_same_bytes(cogevolve_build, tmp_path):
-    from cogforge import builders
+    from cogforge.core import registry
 
-    again = builders.get("cogevolve").build(tmp_path / "again", progress=False)
+    again = registry.get("cogevolve").build(tmp_path / "again", progress=False)
     first = json.loads((cogevolve_build / "manifest.json").read_text())
     assert again["files"] == first["files"]
 

@@ -18,8 +18,8 @@ import pytest
 
 from cogforge.annotation import agreement as agr
 from cogforge.annotation import projects
-from cogforge.annotation.decisions import load_decisions
 from cogforge.annotation.stages import get_stage
+from cogforge.core.decisions import load_decisions
 from cogforge.generators.cogevolve.graphs import apply_decisions, edge_key
 from test_annotation import annotate, independent_alpha_nominal, independent_kappa, tasks_by_key, verdict
 
@@ -29,10 +29,10 @@ ANN = ["ann1@cogforge.test", "ann2@cogforge.test", "ann3@cogforge.test"]
 @pytest.fixture(scope="module")
 def build(root) -> Path:
     """The default CogEvolve build, inside Label Studio's document root."""
-    from cogforge import builders
+    from cogforge.core import registry
 
     out = root / "build" / "cogevolve"
-    builders.get("cogevolve").build(out, progress=False)
+    registry.get("cogevolve").build(out, progress=False)
     return out
 
 

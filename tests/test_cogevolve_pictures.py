@@ -44,7 +44,7 @@ def _shows(proto, shown, wn) -> bool:
 
 
 def test_every_curated_core_shows_the_prototype(wn):
-    lines = [line.split("\t") for line in C.CORES.read_text().splitlines() if line and not line.startswith("#")]
+    lines = [line.split("\t") for line in schemas.CORES.read_text().splitlines() if line and not line.startswith("#")]
     assert lines
     for synset, points, depicted, why in lines:
         assert why.strip()
@@ -54,7 +54,7 @@ def test_every_curated_core_shows_the_prototype(wn):
 
 
 def test_a_word_is_drawn_only_with_its_curated_core_and_shared_cores_show_both(pictures, wn):
-    cores = C.load_cores()
+    cores = schemas.load_cores()
     words_of: dict[str, set] = defaultdict(set)
     for record, meta in pictures.values():
         proto = next(s for s in meta["graph"]["senses"] if s["key"] == meta["graph"]["prototype"])
@@ -74,9 +74,9 @@ def test_a_word_is_drawn_only_with_its_curated_core_and_shared_cores_show_both(p
 def test_a_prototype_without_a_curated_drawing_gets_none():
     graph = {"prototype": "a", "senses": {"a": {"synset": "asparagus.n.01"}},
              "lexical": {"prototype_hypernyms": ["herb.n.01"]}}
-    assert C.core_for(graph, C.load_cores()) is None
+    assert schemas.core_for(graph, schemas.load_cores()) is None
     graph["senses"]["a"]["synset"] = "banana.n.01"
-    assert C.core_for(graph, C.load_cores()) == ("1F34C", "banana.n.02")
+    assert schemas.core_for(graph, schemas.load_cores()) == ("1F34C", "banana.n.02")
 
 
 def test_a_broken_core_line_is_named(tmp_path):
@@ -85,7 +85,7 @@ def test_a_broken_core_line_is_named(tmp_path):
     bad = tmp_path / "cores.tsv"
     bad.write_text("# header\nbanana.n.01\t1F34C\tbanana.n.02\n")
     with pytest.raises(UserError, match="cores.tsv:2"):
-        C.load_cores(bad)
+        schemas.load_cores(bad)
 
 
 # --------------------------------------------------------------------------- scenes

@@ -14,7 +14,7 @@ import pytest
 
 from cogforge.builders import corecognition as builder
 from cogforge.core.config import ConfigError
-from conftest import ROOT, read_jsonl
+from conftest import ROOT, field_env, read_jsonl
 from cogforge.generators.corecognition import CONCEPTS, concepts, families
 
 
@@ -92,6 +92,15 @@ def small_config(tmp_path: Path, counts: dict) -> Path:
     return path
 
 
+def _touch_pixel(path: Path) -> None:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        changed = image.convert("RGB")
+    changed.putpixel((5, 5), tuple(255 - v for v in changed.getpixel((5, 5))))
+    changed.save(path)
+
+
 def test_small_builds_are_byte_identical_and_qc_catches_a_broken_twin(tmp_path):
     from cogforge.qc import run_qc
 
@@ -102,10 +111,20 @@ def test_small_builds_are_byte_identical_and_qc_catches_a_broken_twin(tmp_path):
     rows = read_jsonl(tmp_path / "a" / "items.jsonl")
     rows[1]["question"] += " "  # the twin's question no longer byte-identical
     rows[2]["answer"], rows[2]["meta"]["answer_letter"] = rows[3]["answer"], rows[3]["meta"]["answer_letter"]
+    rows[4]["meta"]["answer_letter"] = "B" if rows[4]["meta"]["answer_letter"] == "A" else "A"  # a wrong letter
     (tmp_path / "a" / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    found = {(f.check, f.target) for f in run_qc(tmp_path / "a").findings if f.severity == "error"}
+    # QC draws every picture again with the generator: a changed frame, or a changed strip of
+    # frames that are all right, is found
+    single = next(r for r in rows[6:] if len(r["images"]) == 1)
+    multi = next(r for r in rows[6:] if "combined_image" in r["meta"])
+    _touch_pixel(tmp_path / "a" / single["images"][0])
+    _touch_pixel(tmp_path / "a" / multi["meta"]["combined_image"])
+    found = {(f.check, f.target): f.message for f in run_qc(tmp_path / "a").findings if f.severity == "error"}
     assert ("twins", rows[0]["meta"]["pair_id"]) in found
     assert ("corecognition", rows[2]["id"]) in found and ("twins", rows[2]["meta"]["pair_id"]) in found
+    assert ("corecognition", rows[4]["id"]) in found
+    assert "frame 1" in found[("corecognition-images", single["id"])]
+    assert "strip" in found[("corecognition-images", multi["id"])]
 
 
 def test_config_errors_name_the_key(tmp_path):
@@ -123,17 +142,13 @@ def test_cli_builds_corecognition(tmp_path):
     assert json.loads((tmp_path / "o" / "manifest.json").read_text())["counts"]["items"] == 4
 
 
-def test_public_layout_runs_under_lmms_eval_corecognition_task(corecognition_release, tmp_path):
+def test_public_layout_runs_under_lmms_eval_corecognition_task(corecognition_release, field_python, tmp_path):
     """The release's rows in the public release's field layout, scored by lmms-eval's own
     corecognition functions: gold replies all right, wrong replies all wrong."""
-    import os
-
     from cogforge.exports.corecognition import PUBLIC_PATH
 
-    lmms_py = ROOT / ".venv-lmms" / "bin" / "python"
-    assert lmms_py.is_file(), "run `make test` (it installs .venv-lmms)"
-    env = {**os.environ, "HF_DATASETS_CACHE": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([str(lmms_py), str(ROOT / "tests" / "corecognition_lmms_check.py"),
+    env = field_env(HF_DATASETS_CACHE=str(tmp_path / "hf"), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    proc = subprocess.run([str(field_python), str(ROOT / "tests" / "corecognition_lmms_check.py"),
                            str(corecognition_release / PUBLIC_PATH)], capture_output=True, text=True, env=env,
                           cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -146,15 +161,15 @@ def test_public_layout_runs_under_lmms_eval_corecognition_task(corecognition_rel
 
 
 def read_jsonl_release(folder: Path) -> list[dict]:
-    from cogforge.exports.release import read_rows
+    from cogforge.core.releases import read_rows
 
     return read_rows(folder)
 
 
 def test_scoring_gives_per_concept_stage_and_concept_hacking_tables(corecognition_release, tmp_path):
+    from cogforge.core.releases import read_rows
     from cogforge.evaluate.report import write
     from cogforge.evaluate.score import score
-    from cogforge.exports.release import read_rows
 
     rows = read_rows(corecognition_release)
     control_of = {}

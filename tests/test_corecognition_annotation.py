@@ -14,7 +14,7 @@ import pytest
 
 from cogforge.annotation import agreement as agr
 from cogforge.annotation import projects
-from cogforge.annotation.decisions import load_decisions
+from cogforge.core.decisions import load_decisions
 from test_annotation import annotate, tasks_by_key
 
 ANN = ["ann1@cogforge.test", "ann2@cogforge.test", "ann3@cogforge.test"]

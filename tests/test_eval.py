@@ -404,7 +404,8 @@ def released(request) -> tuple[str, Path]:
 def test_run_shows_the_options_once_lettered_as_the_scorer_keys_them(released, tmp_path):
     from cogforge.evaluate.extract import rotate
     from cogforge.evaluate.run import prompt_text
-    from cogforge.evaluate.score import Scorer, load_release
+    from cogforge.core.releases import load_release
+    from cogforge.evaluate.score import Scorer
 
     benchmark, release = released
     rows, _ = load_release(release)

@@ -1,9 +1,11 @@
 """Every benchmark's release, loaded by the tools the field evaluates with, through their own code.
 
-* `datasets` 5.x (our environment) and 3.6 (< 4.0, with lmms-eval 0.7.3, in .venv-lmms):
-  `load_dataset(<release>)` on the parquet files alone; features as the card declares them.
-* lmms-eval: its TaskManager loads `exports/lmms_eval`, gold targets score 100%, shuffled
-  ones near chance, and its verdict on each response equals `cogforge eval score`'s.
+* `datasets` 5.x (our environment, and .venv-lmms beside lmms-eval) and 3.6 (< 4.0, which
+  lmms-eval allows, alone in .venv-datasets3): `load_dataset(<release>)` on the parquet files
+  alone; features as the card declares them.
+* lmms-eval, in .venv-lmms with cogforge's wheel: its TaskManager loads `exports/lmms_eval`,
+  gold targets score 100%, shuffled ones near chance, and its verdict on each response equals
+  `cogforge eval score`'s.
 * mlcroissant: records with PIL images, `citeAs` from the config.
 * VLMEvalKit is not published on PyPI: `_vlmevalkit_*` below replay its documented loading
   of a custom TSV (vlmeval/smp/file.py `load`: `pd.read_csv(f, sep='\\t')`; ImageBaseDataset:
@@ -22,7 +24,6 @@ import ast
 import io
 import json
 import math
-import os
 import random
 import string
 import subprocess
@@ -32,14 +33,16 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from conftest import ROOT
-from cogforge.evaluate.score import Scorer, load_release
-from cogforge.exports.interop import ExportError, write_vlmevalkit
-from cogforge.exports.release import read_rows
+from conftest import ROOT, field_env
+from cogforge.core import registry
+from cogforge.core.releases import load_release, read_rows
 from cogforge.core.shortcuts import question_stem
+from cogforge.evaluate.score import Scorer
+from cogforge.exports.interop import ExportError, write_vlmevalkit
 
-BENCHMARKS = ["carv", "constructure", "cogevolve", "symbols", "corecognition"]
-LMMS_PY = ROOT / ".venv-lmms" / "bin" / "python"
+# shapecount: the example benchmark of examples/shapecount, a package of its own (conftest.py)
+BENCHMARKS = ["carv", "constructure", "cogevolve", "symbols", "corecognition", "shapecount"]
+DATASETS3_PY = ROOT / ".venv-datasets3" / "bin" / "python"
 
 
 @pytest.fixture(params=BENCHMARKS)
@@ -94,7 +97,7 @@ def test_croissant_records_carry_images_and_citation(released):
 
     metadata = json.loads((released / "croissant.json").read_text())
     benchmark = json.loads((released / "release.json").read_text())["benchmark"]
-    config = (ROOT / "builders" / f"{benchmark}.toml").read_text()
+    config = registry.get(benchmark).default_config.read_text()
     assert metadata["citeAs"] and metadata["citeAs"].split("\n")[0] in config
     dataset = mlc.Dataset(jsonld=released / "croissant.json")
     rows = _rows(released)
@@ -109,6 +112,28 @@ def test_croissant_records_carry_images_and_citation(released):
         assert (None if options is None else [o.decode() for o in options]) == row["options"]
         if k == 20:
             break
+
+
+def test_loads_with_datasets_3_6(released, tmp_path):
+    """datasets 3.6 reads the parquet's features (Sequence, which 4.x renamed List) as declared."""
+    import datasets
+
+    assert DATASETS3_PY.is_file(), "run `make test` (it installs .venv-datasets3)"
+    env = field_env(HF_DATASETS_CACHE=str(tmp_path / "hf"), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    proc = subprocess.run([str(DATASETS3_PY), str(ROOT / "tests" / "datasets_check.py"), str(released)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["datasets_version"] == "3.6.0"
+    rows, ours = _rows(released), datasets.load_dataset(str(released), cache_dir=str(tmp_path / "hf5"))
+    assert set(got["splits"]) == set(ours)
+    for split, part in got["splits"].items():
+        expected = [r for r in rows if r["split"] == split]
+        assert part["n"] == len(expected) and part["first_id"] == expected[0]["id"]
+        assert part["first_sizes"] == [list(Image.open(released / "data" / n).size) for n in expected[0]["file_names"]]
+        assert list(part["features"]) == list(ours[split].features)
+        assert "Sequence(feature=Image(" in part["features"]["images"]
+        assert "Sequence(feature=Value(dtype='string'" in part["features"]["options"]
 
 
 # --------------------------------------------------------------------------- lmms-eval
@@ -133,19 +158,19 @@ def _responses(rows: list[dict]) -> dict[str, str]:
     return out
 
 
-def test_lmms_eval_loads_every_task_and_scores_like_cogforge(released, tmp_path):
-    assert LMMS_PY.is_file(), "run `make test` (it installs .venv-lmms)"
+def test_lmms_eval_loads_every_task_and_scores_like_cogforge(released, field_python, tmp_path):
+    import datasets
+
     rows = _rows(released)
     responses = _responses(rows)
     (tmp_path / "responses.json").write_text(json.dumps(responses))
-    env = {**os.environ, "HF_DATASETS_CACHE": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1",
-           "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([str(LMMS_PY), str(ROOT / "tests" / "lmms_eval_check.py"), str(released),
+    env = field_env(HF_DATASETS_CACHE=str(tmp_path / "hf"), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    proc = subprocess.run([str(field_python), str(ROOT / "tests" / "lmms_eval_check.py"), str(released),
                            str(tmp_path / "responses.json")], capture_output=True, text=True, env=env,
                           cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert got["datasets_version"].startswith("3.")  # the < 4.0 line that lmms-eval allows
+    assert got["datasets_version"] == datasets.__version__  # cogforge's pin, beside lmms-eval too
     assert {s: v["n"] for s, v in got["splits"].items()} == {
         s: sum(r["split"] == s for r in rows) for s in {r["split"] for r in rows}}
     pairs = {(r["task"], r["split"]) for r in rows}
@@ -247,7 +272,8 @@ def test_vlmevalkit_reads_each_split_as_its_type(released):
                 shown = [line[c] for c in string.ascii_uppercase if c in line and not pd.isna(line[c])]
                 assert shown == row["options"]  # no option lost to pandas' NA strings
             else:
-                assert line["question"] == row["question"] and line["answer"] == row["answer"]
+                # pandas reads a column of whole numbers (shapecount's counts) as int64, printed as written
+                assert line["question"] == row["question"] and str(line["answer"]) == row["answer"]
     assert seen == {r["id"] for r in rows}
 
 

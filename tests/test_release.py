@@ -15,7 +15,8 @@ import pytest
 from cogforge.builders import carv
 from cogforge.cli import main
 from conftest import ROOT, write_small_config
-from cogforge.exports.release import ReleaseError, diff, release, verify
+from cogforge.core.releases import verify
+from cogforge.exports.release import ReleaseError, diff, release
 
 
 @pytest.fixture
@@ -45,15 +46,17 @@ def test_release_layout(carv_release):
         assert section in card
 
 
-def test_croissant_passes_mlcroissant_validate(carv_release):
+@pytest.mark.parametrize("benchmark", ["carv", "shapecount"])  # shapecount: a benchmark of another package
+def test_croissant_passes_mlcroissant_validate(benchmark, request):
+    released = request.getfixturevalue(f"{benchmark}_release")
     proc = subprocess.run([str(ROOT / ".venv" / "bin" / "mlcroissant"), "validate", "--jsonld",
-                           str(carv_release / "croissant.json")], capture_output=True, text=True)
+                           str(released / "croissant.json")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    metadata = json.loads((carv_release / "croissant.json").read_text())
+    metadata = json.loads((released / "croissant.json").read_text())
     assert metadata["conformsTo"] == "http://mlcommons.org/croissant/1.1"
     files = {d["contentUrl"]: d["sha256"] for d in metadata["distribution"] if "sha256" in d}
     manifest = dict(reversed(line.split("  ")) for line in
-                    (carv_release / "MANIFEST.sha256").read_text().splitlines())
+                    (released / "MANIFEST.sha256").read_text().splitlines())
     assert files and all(manifest[path] == digest for path, digest in files.items())
 
 

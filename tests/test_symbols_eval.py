@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cogforge.evaluate.score import load_release, score
+from cogforge.core.releases import load_release
+from cogforge.evaluate.score import score
 from cogforge.evaluate.symbols import chemistry, judge
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cogforge.exports.release import read_rows
+from cogforge.core.releases import read_rows
 
 BENCHMARKS = ["carv", "constructure", "cogevolve", "symbols", "corecognition"]
 

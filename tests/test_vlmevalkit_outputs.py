@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 
 from cogforge.cli import main
+from cogforge.core.releases import read_rows
 from cogforge.evaluate import report
 from cogforge.evaluate.score import score
-from cogforge.exports.release import read_rows
 
 
 def _perfect(row: dict) -> str:

@@ -41,7 +41,7 @@ drawing around the same core shows "a zone resembling an island") gets no pictur
 Every setting draws a random amount of detail from the build's RNG, and the core is
 placed with a little jitter, so that "fewest drawn elements first" or "smallest PNG
 first" does not order a path. Functions here are pure: bytes in, bytes out; nothing is
-written (the colour table is read, not written).
+written (the colour and core tables are read, not written).
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ from collections import Counter
 from pathlib import Path
 
 from lxml import etree
+
+from cogforge.core.errors import UserError
 
 SIZE = 512  # viewBox and PNG size
 CORE_BOX = 36  # Twemoji's viewBox is 0 0 36 36
@@ -337,6 +339,37 @@ def load_colours(path: Path = COLOURS) -> dict[str, str]:
             raise SchemaError(f"{path}:{number}: expected 'sense key<TAB>#RRGGBB<TAB>source'; fix the line")
         out[parts[0]] = parts[1]
     return out
+
+
+CORES = Path(__file__).resolve().parent.parent / "data" / "cogevolve_cores.tsv"
+
+
+def load_cores(path: Path = CORES) -> dict[str, tuple[str, str] | None]:
+    """Prototype synset -> (emoji code points, the synset the drawing shows), or None
+    where a drawing is withdrawn: CONSTRUCTURE's curated emoji map (each emoji shows
+    its own synset), overridden by CogEvolve's curated ``cogevolve_cores.tsv``."""
+    from cogforge.generators.constructure import load_emoji_map
+
+    out: dict[str, tuple[str, str] | None] = {}
+    for entry in load_emoji_map():
+        out.setdefault(entry.synset, (entry.codepoints, entry.synset))
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 4 or not parts[3].strip():
+            raise UserError("expected 'prototype synset<TAB>code points or -<TAB>depicted synset<TAB>why'; "
+                            "fix the line", path, number)
+        synset, points, depicted, _why = parts
+        out[synset] = None if points == "-" else (points, depicted)
+    return out
+
+
+def core_for(graph: dict, cores: dict[str, tuple[str, str] | None]) -> tuple[str, str] | None:
+    """(code points, depicted synset) of the prototype's drawing, or None: a word is drawn
+    only when a curated line says the drawing shows its prototype (never a hypernym's
+    drawing picked automatically: a banana plant is not a herb sprig)."""
+    return cores.get(graph["senses"][graph["prototype"]]["synset"])
 
 
 def _hls(rgb: tuple[int, int, int]) -> tuple[float, float, float]:

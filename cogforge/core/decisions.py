@@ -8,6 +8,7 @@
 
 Images are keyed by content hash, so a decision survives a rebuild that renders
 the same image. Builders exclude what was rejected; QC flags what slipped through.
+Annotation writes the file; builders, QC and releases read it, so it lives in the core.
 """
 
 from __future__ import annotations

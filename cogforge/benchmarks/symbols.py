@@ -1,0 +1,20 @@
+"""Discrete symbols: chemistry, physics and mathematics at three cognitive levels
+(``builders/symbols.py``). Its domains are its own business: the builder, QC and scorer
+find them in ``generators/symbols/``, ``qc/symbols/`` and ``evaluate/symbols/``."""
+
+from cogforge.builders import symbols as builder
+from cogforge.core.registry import Benchmark
+from cogforge.evaluate import symbols as scorer
+from cogforge.exports import symbols as card
+from cogforge.qc import symbols as qc
+
+BENCHMARK = Benchmark.of_modules(
+    builder,
+    qc=qc,
+    # assembled from every domain module's Config, which imports them all: made when asked
+    config_schema=builder.config_schema,
+    scorer=scorer,
+    card=card,
+    inputs={"chembench": "a ChemBench4K task file, JSON (chemistry domain)",
+            "scenes": "force scenes, one a line (physics domain)"},
+)
