@@ -31,19 +31,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from cogforge.core.project import project_root
 
-
-def project_root() -> Path:
-    """Where annotation keeps its state (credentials, the server's data, snapshots, decisions):
-    ``$COGFORGE_PROJECT`` when set; else the source checkout cogforge runs from; else, for an
-    installed wheel, the current directory, never the installation itself."""
-    if os.environ.get("COGFORGE_PROJECT"):
-        return Path(os.environ["COGFORGE_PROJECT"]).resolve()
-    checkout = Path(__file__).resolve().parent.parent
-    return checkout if (checkout / "pyproject.toml").is_file() else Path.cwd().resolve()
-
-
-ROOT = project_root()
+ROOT = project_root()  # $COGFORGE_PROJECT, the checkout, or (a wheel) the current folder
 CREDENTIALS = ROOT / "annotation" / ".credentials.env"
 DATA_DIR = ROOT / "annotation" / ".label-studio"
 DEFAULT_PORT = 8080

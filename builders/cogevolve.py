@@ -47,6 +47,7 @@ from tqdm import tqdm
 from cogforge.builders._filtering import filter_shortcuts
 from cogforge import __version__
 from cogforge.core import svgcheck
+from cogforge.core.project import project_root
 from cogforge.core.buildio import BuildWriter
 from cogforge.core.config import Schema, check_splits, load
 from cogforge.core.errors import UserError
@@ -363,7 +364,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     graphs, sents, offended = drop_offensive(graphs, sents, wordnet.offensive(config.get("wordnet_dir")), wn)
     split_of = split_words(sorted({g["word"] for g in graphs}), config["splits"], seed)
     pattern_of = {p.name: p for p in patterns}
-    twemoji = Path(config.get("twemoji_dir") or ROOT / ".cache" / "twemoji")
+    twemoji = Path(config.get("twemoji_dir") or project_root() / ".cache" / "twemoji")
     cores = schemas.load_cores()
 
     with BuildWriter(out_dir) as writer:

@@ -39,9 +39,9 @@ from pathlib import Path
 import networkx as nx
 
 from cogforge.core.errors import UserError
+from cogforge.core.project import project_root
 
-ROOT = Path(__file__).resolve().parent.parent
-CACHE = Path(os.environ.get("COGFORGE_CACHE") or ROOT / ".cache")  # COGFORGE_CACHE: another cache folder
+CACHE = Path(os.environ.get("COGFORGE_CACHE") or project_root() / ".cache")  # COGFORGE_CACHE: another cache folder
 LEXNAMES = Path(__file__).parent / "data" / "wordnet-lexnames"
 DEFAULT_DIR = Path("/usr/share/wordnet")
 FILES = ["data.noun", "index.noun", "data.verb", "index.verb", "data.adj", "index.adj", "data.adv",

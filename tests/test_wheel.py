@@ -115,3 +115,27 @@ def test_hugging_face_evaluate_and_cogforge_evaluate_in_one_process(field_python
     assert got["top_level"] == ["cogforge"]
     assert got["datasets"] == datasets.__version__  # the version cogforge pins, here too
     assert got["lmms_eval"] == "0.7.3"
+
+
+PLACES = """
+import json
+from cogforge.annotation import server
+from cogforge.core.project import project_root
+from cogforge.generators import wordnet
+print(json.dumps({"root": str(project_root()), "cache": str(wordnet.CACHE), "credentials": str(server.CREDENTIALS)}))
+"""
+
+
+def test_an_installed_cogforge_writes_in_the_project_folder_never_in_the_package(field_python, tmp_path):
+    def places(**env) -> dict:
+        proc = subprocess.run([str(field_python), "-c", PLACES], capture_output=True, text=True, cwd=tmp_path,
+                              env=field_env(**env))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    here = places()  # a wheel: the current folder
+    assert here == {"root": str(tmp_path.resolve()), "cache": str(tmp_path.resolve() / ".cache"),
+                    "credentials": str(tmp_path.resolve() / "annotation" / ".credentials.env")}
+    elsewhere = places(COGFORGE_PROJECT=str(tmp_path / "project"))
+    assert elsewhere["root"] == str((tmp_path / "project").resolve())
+    assert elsewhere["cache"] == str((tmp_path / "project").resolve() / ".cache")
