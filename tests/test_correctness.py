@@ -18,7 +18,8 @@ from cogforge.builders import constructure
 from cogforge.cli import main
 from conftest import ROOT, balanced_mcq, make_toy_build, read_jsonl, write_small_config
 from cogforge.generators import wordnet
-from cogforge.qc import run_qc, stats
+from cogforge.core import shortcuts as stats
+from cogforge.qc import run_qc
 
 
 def errors(report, check):

@@ -20,7 +20,7 @@ from cogforge.core.config import ConfigError
 from cogforge.generators.symbols import _equations as eq
 from cogforge.generators.symbols import _molecules as mol
 from cogforge.generators.symbols import chemistry
-from tests.conftest import ROOT, read_jsonl
+from conftest import ROOT, read_jsonl
 
 FIXTURES = ROOT / "tests" / "fixtures" / "chembench4k"
 

@@ -22,7 +22,7 @@ from cogforge.generators.symbols import physics as phys
 from cogforge.qc.checks import check_splits
 from cogforge.qc.core import load_build
 from cogforge.qc.examples import check_examples, format_examples
-from tests.conftest import make_toy_build
+from conftest import make_toy_build
 
 P = circ.Part
 
