@@ -8,10 +8,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # Debian packages the toolkit loads at run time (cairo for CARV's renderer; WordNet
-# 3.0 and the colour emoji font for CONSTRUCTURE; DejaVu for the circuit labels that
-# cairosvg draws), and those the tests drive:
+# 3.0 and the colour emoji font for CONSTRUCTURE and the symbols' emoji rebuses; DejaVu for
+# the circuit labels that cairosvg draws; AR PL UKai, a Kai-style Chinese font, for the
+# punctuation of the symbols' handwritten sentences), and those the tests drive:
 # a real browser for the annotation UI test and a real PostgreSQL server.
-APT_PACKAGES := libcairo2 wordnet-base wordnet-sense-index fonts-noto-color-emoji fonts-dejavu-core
+APT_PACKAGES := libcairo2 wordnet-base wordnet-sense-index fonts-noto-color-emoji fonts-dejavu-core fonts-arphic-ukai
 TEST_APT_PACKAGES := chromium postgresql
 LS_VENV := .venv-ls
 LS_STAMP := $(LS_VENV)/.installed
@@ -27,6 +28,12 @@ TWEMOJI_VERSION := 15.0.0
 TWEMOJI_SHA256 := 1d2907557a422c7c4e3feca50ef915c39da1db3d76b4a4d7e73fb59bce4403c3
 TWEMOJI_DIR := .cache/twemoji
 TWEMOJI_STAMP := $(TWEMOJI_DIR)/.installed
+# The symbols' handwritten Chinese: per-character stroke data (Make Me a Hanzi, from Arphic's
+# fonts; Arphic Public License) from the npm registry, pinned by version and checked by hash.
+HANZI_VERSION := 2.0.1
+HANZI_SHA256 := 72baf3d82b114e60d6e40ea05f24d2262a05cd39d544e2f322ba2fceb7beff15
+HANZI_DIR := .cache/hanzi-writer-data
+HANZI_STAMP := $(HANZI_DIR)/.installed
 
 # the same, as one shell command (inside a recipe line)
 apt_install_inline = { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; }
@@ -39,7 +46,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: setup setup-label-studio setup-twemoji setup-lmms-eval wheel build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
+.PHONY: setup setup-label-studio setup-twemoji setup-hanzi setup-lmms-eval wheel build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
 
 BENCH ?= carv
 
@@ -103,6 +110,17 @@ $(TWEMOJI_STAMP):
 
 setup-twemoji: $(TWEMOJI_STAMP)
 
+$(HANZI_STAMP):
+	@command -v npm >/dev/null || $(call apt_install_inline,npm)
+	@rm -rf $(HANZI_DIR).tmp && mkdir -p $(HANZI_DIR).tmp
+	cd $(HANZI_DIR).tmp && npm pack --silent hanzi-writer-data@$(HANZI_VERSION) >/dev/null
+	@echo "$(HANZI_SHA256)  $(HANZI_DIR).tmp/hanzi-writer-data-$(HANZI_VERSION).tgz" | sha256sum -c --quiet
+	tar -xzf $(HANZI_DIR).tmp/hanzi-writer-data-$(HANZI_VERSION).tgz -C $(HANZI_DIR).tmp
+	@rm -rf $(HANZI_DIR) && mv $(HANZI_DIR).tmp/package $(HANZI_DIR) && rm -rf $(HANZI_DIR).tmp
+	@touch $@
+
+setup-hanzi: $(HANZI_STAMP)
+
 $(TEST_STAMP): $(STAMP)
 	$(call apt_install,$(TEST_APT_PACKAGES))
 	@touch $@
@@ -117,7 +135,7 @@ build-cogevolve: $(STAMP) $(TWEMOJI_STAMP)
 	$(VENV)/bin/cogforge build cogevolve
 
 # DOMAINS=chemistry,... builds some domains only
-build-symbols: $(STAMP)
+build-symbols: $(STAMP) $(HANZI_STAMP)
 	$(VENV)/bin/cogforge build symbols $(if $(DOMAINS),--domains $(DOMAINS))
 
 build-corecognition: $(STAMP)
@@ -136,10 +154,10 @@ release: $(STAMP)
 annotate: $(STAMP) $(LS_STAMP)
 	$(VENV)/bin/cogforge annotate serve --port $(or $(PORT),8080) --host $(or $(HOST),127.0.0.1)
 
-test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(DATASETS3_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP)
+test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(DATASETS3_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
 	$(PY) -m pytest
 
-bench: $(STAMP) $(TWEMOJI_STAMP)
+bench: $(STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
 	$(PY) -m cogforge.bench
 
 clean:

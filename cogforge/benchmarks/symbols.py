@@ -1,4 +1,4 @@
-"""Discrete symbols: chemistry, physics and mathematics at three cognitive levels
+"""Discrete symbols: chemistry, physics, mathematics, culture and language at three cognitive levels
 (``builders/symbols.py``). Its domains are its own business: the builder, QC and scorer
 find them in ``generators/symbols/``, ``qc/symbols/`` and ``evaluate/symbols/``."""
 
@@ -16,5 +16,7 @@ BENCHMARK = Benchmark.of_modules(
     scorer=scorer,
     card=card,
     inputs={"chembench": "a ChemBench4K task file, JSON (chemistry domain)",
-            "scenes": "force scenes, one a line (physics domain)"},
+            "scenes": "force scenes, one a line (physics domain)",
+            "emoji2idiom": "an eWe-bench/Emoji2Idiom sheet, xlsx, its images beside it (culture domain)",
+            "visualc3": "a Visual-C3 split folder with imgs/, label/ and char_label/ (language domain)"},
 )
