@@ -174,21 +174,30 @@ def _pushed_items(snapshot: dict) -> list[dict]:
 
 
 def human_accuracy(snapshot: dict, question: str) -> dict:
-    """Captions typed by people, scored against the build's answers with the model judge."""
-    from cogforge.evaluate.carv import judge_caption
+    """Free answers typed by people, scored against the build's answers by the judge that
+    scores models (the benchmark's ``is_correct``). A task keyed by an item id is about
+    that item; one keyed by a picture's sha256 is about every item of the build that shows
+    the picture (an answer right for any of them counts), so ids renumbered by a rebuild
+    do not matter."""
+    from cogforge.evaluate.score import Scorer
 
-    truth = {item["id"]: item["meta"]["states"]["answer"] for item in _pushed_items(snapshot)}
+    rows = _pushed_items(snapshot)
+    truth: dict[str, list[dict]] = defaultdict(list)
+    for item in rows:
+        for key in dict.fromkeys([item["id"], *(Path(p).stem for p in item["images"])]):
+            truth[key].append(item)
+    judge = Scorer(rows, snapshot["project"].get("benchmark") or (rows[0]["benchmark"] if rows else ""))
     per_annotator: dict[str, list[bool]] = defaultdict(list)
     by_task: dict[str, list[bool]] = defaultdict(list)
     for task in snapshot["tasks"]:
-        key = task["data"]["key"]
+        shown = truth.get(task["data"]["key"], [])
         for a in task["annotations"]:
             text = choices(a, question)
-            if a["was_cancelled"] or not text or key not in truth:
+            if a["was_cancelled"] or not text or not shown:
                 continue
-            ok = judge_caption(text[0], truth[key])
+            ok = any(judge.correct(text[0], item, None) for item in shown)
             per_annotator[a.get("annotator") or str(a["completed_by"])].append(ok)
-            by_task[key.rsplit("-", 1)[0]].append(ok)
+            by_task[shown[0]["task"]].append(ok)
     hits = [x for v in per_annotator.values() for x in v]
     return {"answers": len(hits), "accuracy": sum(hits) / len(hits) if hits else None,
             "ci95": wilson(sum(hits), len(hits)) if hits else None,
@@ -326,7 +335,7 @@ def write_reports(result: dict, out_dir: Path) -> dict[str, Path]:
         md += ["## Human accuracy", "", f"{_fmt(h['accuracy'])} on {h['answers']} answers "
                f"(95% CI {_fmt((h['ci95'] or [None])[0])}-{_fmt((h['ci95'] or [None, None])[1])}), "
                + ("scored against the items' answer letters." if "by_family" in h
-                  else "scored by the same caption judge as models."), "", "| annotator | answers | accuracy |",
+                  else "scored by the same judge as models."), "", "| annotator | answers | accuracy |",
                "| --- | --- | --- |"]
         md += [f"| {w} | {v['answers']} | {_fmt(v['accuracy'])} |" for w, v in h["per_annotator"].items()]
         if h.get("by_family"):

@@ -129,6 +129,8 @@ def push(build: Path | str, stage_name: str, annotators: int = 1, conn: Connecti
     if not any(Path(s.path or "") == images for s in storages):
         _call("add a local storage", ls.import_storage.local.create, project=project.id, path=str(images),
               title=f"{benchmark} images", use_blob_urls=False)
+    if stage.hidden:
+        _hide_columns(ls, project.id, stage.hidden)
     existing = {t.data.get("key"): t.id for t in _call("list tasks", lambda: list(
         ls.tasks.list(project=project.id, fields="all", page_size=1000)))}
     wanted = {t["key"] for t in tasks}
@@ -140,6 +142,21 @@ def push(build: Path | str, stage_name: str, annotators: int = 1, conn: Connecti
     return {"project": project.id, "title": title, "url": f"{conn.url}/projects/{project.id}/data",
             "created": created, "added": len(new), "present": len(wanted) - len(new),
             "disappeared": sorted(k for k in existing if k not in wanted)}
+
+
+HIDDEN_VIEW = "Tasks (answers hidden)"
+
+
+def _hide_columns(ls, project: int, fields: tuple[str, ...]) -> None:
+    """The project's Data Manager tab with the stage's hidden fields left out of its table
+    (and of the task list beside the labeling view), made once; a coordinator can still
+    show them from the tab's Columns menu."""
+    views = _call("list views", ls.views.list, project=project)
+    if any((v.data or {}).get("title") == HIDDEN_VIEW for v in views):
+        return
+    columns = [f"tasks:data.{f}" for f in fields]
+    _call("create a view", ls.views.create, project=project,
+          data={"title": HIDDEN_VIEW, "hiddenColumns": {"explore": columns, "labeling": columns}})
 
 
 # --------------------------------------------------------------------------- pull

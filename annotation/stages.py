@@ -164,6 +164,43 @@ def cogevolve_schema_audit_tasks(build: Path, document_root: Path) -> list[dict]
     return out
 
 
+def _culture_reading(meta: dict) -> str:
+    """How the generator meant the picture to be read, one line a part (from the item's meta)."""
+    if meta.get("parts"):  # emoji-word: each emoji's CLDR name gives a part of the word
+        return "\n".join(f"{p['emoji']} {p['name']} -> {p['word']}" for p in meta["parts"])
+    if meta.get("rebus"):  # chengyu: each character by meaning or sound
+        return "\n".join(f"{r['emoji']} {r['emoji_zh']} -> {r['char']} ({r['pinyin']}, {r['match']})"
+                         for r in meta["rebus"])
+    why = meta.get("why") or ""  # emoji-idiom: a one-line reason
+    return f"{meta['emoji']}: {why}" if why and meta.get("emoji") else why
+
+
+def symbols_guessability_tasks(build: Path, document_root: Path) -> list[dict]:
+    """One task per distinct picture of the build's generated culture items (emoji
+    rebuses), keyed by its sha256 so that a rejection outlives rebuilds that draw the
+    same picture. The task shows the question a model gets; the intended answer and how
+    the generator reads the picture are in the task too, behind a collapsed panel the
+    annotator opens after guessing. No ``state``: the decision is about the picture.
+    Imported items are not asked about (their source dataset chose them).
+    """
+    shown: dict[str, list[dict]] = {}
+    for item in _items(build):
+        if item["meta"].get("domain") == "culture" and not item["meta"].get("imported") and item["images"]:
+            shown.setdefault(Path(item["images"][0]).stem, []).append(item)
+    if not shown:
+        raise UserError(f"{build}: no generated culture items to ask about; build them with "
+                        "`cogforge build symbols --domains culture`")
+    out = []
+    for key, items in sorted(shown.items()):
+        first = items[0]
+        answers = list(dict.fromkeys(i["answer"] for i in items))
+        out.append({"key": key, "image": local_url(build / first["images"][0], document_root),
+                    "question": first["question"], "answer": " / ".join(answers),
+                    "reading": "\n".join(dict.fromkeys(_culture_reading(i["meta"]) for i in items)) or "(none)",
+                    "tasks": sorted({i["task"] for i in items})})
+    return out
+
+
 @dataclass(frozen=True)
 class Stage:
     """One kind of Label Studio project.
@@ -179,6 +216,9 @@ class Stage:
         letter_question: an option letter scored against the item's answer letter.
         template: the labeling config: a name in ``annotation/templates/`` (default: the
             stage's name), or the path of a file (a benchmark from another package).
+        hidden: task data fields the project's Data Manager table does not show (its
+            columns show every field by default): what the labeling view reveals only
+            after the annotator has answered, such as the intended answer.
     """
 
     name: str
@@ -190,6 +230,7 @@ class Stage:
     caption_question: str | None = None
     letter_question: str | None = None
     template: str | Path | None = None
+    hidden: tuple[str, ...] = ()
 
     @property
     def label_config(self) -> str:

@@ -84,8 +84,13 @@ def _stem(question: str) -> str:
 
 def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
           progress: bool = True, inputs: dict[str, list[str]] | None = None,
-          domains: list[str] | None = None) -> dict:
-    """Build the chosen domains (default: every domain module) into ``out_dir``."""
+          domains: list[str] | None = None, decisions: list[dict] | None = None) -> dict:
+    """Build the chosen domains (default: every domain module) into ``out_dir``.
+
+    ``decisions`` (``annotation/decisions/symbols.jsonl``): an item whose picture people
+    rejected (unit ``image``, keyed by the PNG's sha256, e.g. in ``symbols-guessability``)
+    is left out, counted in the manifest's dropped questions.
+    """
     started = time.perf_counter()
     inputs = inputs or {}
     config = load_config(config_path, inputs)
@@ -96,6 +101,8 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     if unknown:
         raise UserError(f"--domains: unknown {unknown}; available: {', '.join(modules)}")
     timings, dropped, sources, wanted_of = {}, Counter(), {}, {}
+    rejected = {d["key"]: d.get("stage") or "annotation" for d in decisions or []
+                if d["unit"] == "image" and d["decision"] == "reject"}
     # every domain reads its data and input files first: a bad file fails here, before any work
     prepared = {name: modules[name].prepare(config["domains"][name], inputs, progress) for name in chosen}
     with BuildWriter(out_dir) as writer:
@@ -129,7 +136,12 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                     "split_unit": d.unit, **d.meta}
             if d.options:
                 meta["answer_letter"] = chr(65 + d.options.index(d.answer))
-            key = (d.question, tuple(hashlib.sha256(p).hexdigest() for p in pictures), tuple(d.options or ()))
+            digests = tuple(hashlib.sha256(p).hexdigest() for p in pictures)
+            refused = next((rejected[h] for h in digests if h in rejected), None)
+            if refused:  # drawn again as people saw it: the same bytes, the same hash
+                dropped[f"{tid} (rejected in {refused})"] += 1
+                continue
+            key = (d.question, digests, tuple(d.options or ()))
             if key in shown:  # what a model is shown, twice (procedural scenes can repeat)
                 dropped[f"{tid} (duplicate)"] += 1
                 continue
