@@ -206,6 +206,62 @@ def bench_physics(work: Path) -> list[tuple[str, str]]:
     ]
 
 
+def bench_culture(work: Path) -> list[tuple[str, str]]:
+    """The culture domain's build (its data are files, so every build is warm; the
+    first build in a fresh checkout also reads the emoji font's coverage), and what one
+    emoji rebus takes to draw."""
+    from cogforge.builders import symbols
+    from cogforge.generators.symbols import _emoji
+
+    symbols.build(work / "culture-cold", progress=False, domains=["culture"])  # fills the caches
+    started = time.perf_counter()
+    manifest = symbols.build(work / "culture", progress=False, domains=["culture"])
+    wall = time.perf_counter() - started
+    emojis = list(_emoji.usable())[:200]
+    rebuses = [emojis[k:k + 4] for k in range(0, len(emojis), 4)]
+    started = time.perf_counter()
+    for rebus in rebuses:
+        _emoji.render_rebus(rebus)
+    per_rebus = (time.perf_counter() - started) / len(rebuses) * 1000
+    return [
+        ("symbols culture build: wall seconds, warm (target < 20 s)", f"{wall:.2f}"),
+        ("symbols culture build: items", str(manifest["counts"]["items"])),
+        ("symbols: ms per 4-emoji rebus drawn (Noto Color Emoji, PNG)", f"{per_rebus:.1f}"),
+    ]
+
+
+def bench_language(work: Path) -> list[tuple[str, str]]:
+    """The language domain's build, warm (the first build in a fresh checkout indexes the
+    stroke data of every real character, the faked glyphs' check), and what one sentence
+    takes to draw and one faked glyph to make and check against every real character."""
+    import random
+
+    from cogforge.builders import symbols
+    from cogforge.generators.symbols import _fakes, _hanzi
+
+    symbols.build(work / "language-cold", progress=False, domains=["language"])  # fills the caches
+    started = time.perf_counter()
+    manifest = symbols.build(work / "language", progress=False, domains=["language"])
+    wall = time.perf_counter() - started
+    rng = random.Random(0)
+    sentence = list("我们今天下午在图书馆认真地讨论了这个问题。")
+    started = time.perf_counter()
+    for _ in range(20):
+        _hanzi.render_sentence(sentence, _hanzi.Style.draw(rng))
+    per_sentence = (time.perf_counter() - started) / 20 * 1000
+    chars = [c for c in "馆认真讨论题问图书课程游泳锻炼"]
+    started = time.perf_counter()
+    made = [_fakes.make_fake(c, rng) for c in chars]
+    per_fake = (time.perf_counter() - started) / len(chars) * 1000
+    return [
+        ("symbols language build: wall seconds, warm (target < 20 s)", f"{wall:.2f}"),
+        ("symbols language build: items", str(manifest["counts"]["items"])),
+        ("symbols: ms per handwritten sentence drawn (21 characters)", f"{per_sentence:.1f}"),
+        (f"symbols: ms per faked glyph made and checked against every real character ({sum(m is not None for m in made)}"
+         f" of {len(chars)} characters faked)", f"{per_fake:.1f}"),
+    ]
+
+
 def bench_corecognition(work: Path) -> list[tuple[str, str]]:
     """The CoreCognition build (procedural, so every build is warm) and what one item
     of each concept takes to draw."""
@@ -277,7 +333,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="cogforge-bench-"))
     try:
         rows = bench_carv(work) + bench_constructure(work) + bench_cogevolve(work) + bench_symbols(work)
-        rows += bench_physics(work) + bench_mathematics(work)
+        rows += bench_physics(work) + bench_mathematics(work) + bench_culture(work) + bench_language(work)
         rows += bench_corecognition(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -21,8 +21,13 @@ from PIL import Image, ImageDraw, ImageFont
 TILE = 220
 
 
-def _font(size: int):
-    for name in ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"):
+# Captions in Chinese (the symbols' culture and language answers) need a CJK face: AR PL UKai,
+# installed with the toolkit (Makefile APT_PACKAGES); DejaVu draws every other caption.
+CJK_FONT = "/usr/share/fonts/truetype/arphic/ukai.ttc"
+
+
+def _font(size: int, cjk: bool = False):
+    for name in ((CJK_FONT,) if cjk else ()) + ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"):
         try:
             return ImageFont.truetype(name, size)
         except OSError:
@@ -80,7 +85,8 @@ def symbols_sheet(build: Path, out: Path, per_task: int = 5, domain: str = "chem
     caption_h, label_w = 56, 200
     rows = sorted(by_task, key=lambda t: (int(re.sub(r"\D", "", by_task[t][0]["meta"]["paper_task"]) or 0), t))
     sheet = Image.new("RGB", (label_w + per_task * 2 * TILE, len(rows) * (TILE + caption_h)), "white")
-    draw, small, big = ImageDraw.Draw(sheet), _font(12), _font(16)
+    cjk = domain in ("culture", "language")
+    draw, small, big = ImageDraw.Draw(sheet), _font(14 if cjk else 12, cjk), _font(16)
     for r, task in enumerate(rows):
         y = r * (TILE + caption_h)
         level = by_task[task][0]["meta"]
@@ -100,8 +106,8 @@ def symbols_sheet(build: Path, out: Path, per_task: int = 5, domain: str = "chem
                                                   else "")
             if "question_kind" in item["meta"] and domain == "mathematics":  # one task asks several things
                 text = f"{item['meta']['question_kind']}: {text}"
-            draw.multiline_text((x + 5, y + TILE), "\n".join(textwrap.wrap(text, 30 if not wide else 62)[:3]),
-                                fill="black", font=small)
+            width = (62 if wide else 30) // (2 if cjk else 1)  # a CJK character is two columns wide
+            draw.multiline_text((x + 5, y + TILE), "\n".join(textwrap.wrap(text, width)[:3]), fill="black", font=small)
             x += w + 10
     out.parent.mkdir(parents=True, exist_ok=True)
     sheet.save(out)

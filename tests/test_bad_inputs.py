@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import json
 import random
 import re
@@ -191,14 +192,53 @@ def input_cases(tmp: Path, kind: str) -> dict[str, Path]:
         return common_cases(tmp, "Yield_Prediction_benchmark.json", truncated(CHEMBENCH), CORPUS, {
             "deep nesting": DEEP_JSON, "huge integer": HUGE_INT_JSON,
             "huge number": '[{"question": 1e999, "A": "a", "B": "b", "C": "c", "D": "d", "answer": "A"}]'})
+    if kind == "emoji2idiom":  # a workbook: a zip of XML parts
+        workbook = (FIXTURES / "emoji2idiom" / "emoji2idiom.xlsx").read_bytes()
+        return common_cases(tmp, "Emoji2Idiom.xlsx", workbook[:len(workbook) // 2], CORPUS,
+                            {"a zip of something else": _zip_of({"word/document.xml": CORPUS})})
+    if kind == "visualc3":  # a split folder
+        return visualc3_cases(tmp)
     assert kind == "scenes"
     return common_cases(tmp, "scenes.txt", SCENES[:-8], CHEMBENCH, {
         "huge number": "floor m=" + "9" * 5000 + " state=rest\n",
         "path traversal": f"{TRAVERSAL} m=2\n"})
 
 
+def _zip_of(parts: dict[str, str]) -> bytes:
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, text in parts.items():
+            z.writestr(name, text)
+    return buffer.getvalue()
+
+
+def visualc3_cases(tmp: Path) -> dict[str, Path]:
+    """Split folders that are not one: a file, an empty folder, label files of random bytes,
+    a source cut short (one line's sentence lost), nothing there."""
+    import shutil
+
+    cases = {"missing": tmp / "missing" / "Test"}
+    cases["a file"] = tmp / "file" / "Test"
+    cases["a file"].parent.mkdir()
+    cases["a file"].write_text("0001.jpg  我们X论了这个问题。\n", encoding="utf-8")
+    cases["empty folder"] = tmp / "empty" / "Test"
+    cases["empty folder"].mkdir(parents=True)
+    for case, src in (("random bytes", random_bytes()), ("truncated", None)):
+        folder = tmp / case.replace(" ", "-") / "Test"
+        shutil.copytree(FIXTURES / "visualc3" / "Test", folder)
+        label = folder / "label" / "src.txt"
+        if src is None:
+            src = label.read_bytes()[:-12]
+        label.write_bytes(src)
+        cases[case] = folder
+    return cases
+
+
 INPUTS = {"chainnet": ("cogevolve", []), "wsd_xml": ("cogevolve", []),
-          "chembench": ("symbols", ["--domains", "chemistry"]), "scenes": ("symbols", ["--domains", "physics"])}
+          "chembench": ("symbols", ["--domains", "chemistry"]), "scenes": ("symbols", ["--domains", "physics"]),
+          "emoji2idiom": ("symbols", ["--domains", "culture"]), "visualc3": ("symbols", ["--domains", "language"])}
 
 
 @pytest.mark.parametrize("kind", sorted(INPUTS))

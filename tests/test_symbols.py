@@ -285,7 +285,9 @@ def small_config(tmp_path: Path, chemistry: dict, physics: dict | None = None,
     path = tmp_path / "symbols.toml"
     path.write_text(f"seed = 0\n[domains.chemistry]\ncounts = {{ {cells(chemistry)} }}\n"
                     f"[domains.physics]\ncounts = {{ {cells(physics if physics is not None else SMALL_PHYSICS)} }}\n"
-                    f"[domains.mathematics]\ncounts = {{ {cells(SMALL_MATH if mathematics is None else mathematics)} }}\n")
+                    f"[domains.mathematics]\ncounts = {{ {cells(SMALL_MATH if mathematics is None else mathematics)} }}\n"
+                    f"[domains.culture]\ncounts = {{ {cells(SMALL_CULTURE)} }}\n"
+                    f"[domains.language]\ncounts = {{ {cells(SMALL_LANGUAGE)} }}\n")
     return path
 
 
@@ -295,6 +297,8 @@ SMALL_MATH = {name: 4 for name in ("keypoints", "function-type", "shape", "eleme
                                    "global-properties", "domain-value", "geometry-quantity", "geometry-relation",
                                    "solid-structure", "combined", "plot-consistency", "vertical-line",
                                    "definition-check", "projection", "analysis")}
+SMALL_CULTURE = {"emoji-word": 4, "emoji-idiom": 4, "emoji-chengyu": 4, "emoji-chengyu-long": 2}
+SMALL_LANGUAGE = {"faked-characters": 3, "misused-characters": 3, "correction": 3}
 SMALL_PHYSICS = {"force-symbols": 9, "force-motion": 9, "force-error": 4, "circuit-components": 6,
                  "circuit-operation": 8, "circuit-error": 5}
 

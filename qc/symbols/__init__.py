@@ -16,7 +16,9 @@ from collections import Counter, defaultdict
 from cogforge.qc.core import Build, CheckResult, Finding
 
 # Tasks, domains and levels are sized by the paper and the data, not evenly.
-UNBALANCED_BY_DESIGN = frozenset({"task", "domain", "level"})
+# How loose a chengyu rebus is and which edits a sentence carries follow the data (the
+# characters of the idioms, what each sentence allows): reported, not judged.
+UNBALANCED_BY_DESIGN = frozenset({"task", "domain", "level", "rebus loosest match", "language edits"})
 ERROR_SPREAD = 1  # error types of one task may differ by this many items
 # the error type of an item with no injected error, where a task balances them (mathematics L3)
 CONSISTENT = "none"
@@ -34,6 +36,13 @@ def strata(item) -> dict[str, str]:
         out[f"{item.task} error type"] = item.meta["error_type"]
     if "reaction_type" in item.meta:
         out["reaction type"] = item.meta["reaction_type"]
+    if "rebus" in item.meta:  # a chengyu rebus is as hard as its loosest clue
+        kinds = {part["match"] for part in item.meta["rebus"]}
+        loosest = ("same pinyin without tone", "same pinyin with tone", "same character")
+        out["rebus loosest match"] = next((k for k in loosest if k in kinds), "same character")
+    if item.meta.get("domain") == "language" and not item.meta.get("imported"):
+        out["language edits"] = "+".join(sorted({f["op"] for f in item.meta.get("fakes", [])} |
+                                                    ({"misuse"} if item.meta.get("substitutions") else set()))) or "none"
     return out
 
 
@@ -49,7 +58,8 @@ def problem_key(item) -> str | None:
     """The problem without its style: a force diagram's set-up (no colours, no mirroring,
     the motion only where the picture states it) and its forces; a circuit's parts and
     connections with the switches as drawn (no battery orientation or label style); a
-    molecule or reaction with the question; None (the shared default) elsewhere."""
+    molecule or reaction with the question; a culture item's word or idiom; a language
+    item's sentence; None (the shared default) elsewhere."""
     import json
 
     m, stem = item.meta, item.question.split("\nA. ")[0]
@@ -72,6 +82,10 @@ def problem_key(item) -> str | None:
                            "error": [m.get(k) for k in ("error_type", "changed", "variant")]})
     if "smiles" in m or "reaction_id" in m:
         return json.dumps({"stem": stem, "smiles": m.get("smiles"), "reaction": m.get("reaction_id")})
+    if m.get("domain") == "culture":  # the word or idiom, however its emoji are chosen or drawn
+        return json.dumps({"stem": stem, "answer": item.answer.casefold()}, ensure_ascii=False)
+    if m.get("domain") == "language" and "sentence_id" in m:  # the sentence, whatever was faked in it
+        return json.dumps({"stem": stem, "sentence": m["sentence_id"]})
     return None
 
 
