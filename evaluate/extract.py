@@ -35,9 +35,13 @@ def _json_answer(text: str) -> str | None:
 
 
 # "Final Sequence" is CogEvolve's ordering marker; "**Answer**:" puts the bold before the colon.
-# A star inside a value (3*sqrt(2), 2**x) is kept; stars around it (bold) are not.
-_FINAL = re.compile(r"(?:final answer|final sequence|answer|caption)\s*\**\s*(?:is|:)\s*[\"'*]*"
+# A star inside a value (3*sqrt(2), 2**x) is kept; stars around it (bold) are not. Chinese
+# replies write "答案：" or "答案是" (full-width colon).
+_FINAL = re.compile(r"(?:final answer|final sequence|answer|caption|答案)\s*\**\s*(?:is|:|：|是)\s*[\"'*]*"
                     r"((?:[^\n\"*]|(?<=[\w)])\*{1,2}(?=[\w(]))+)", re.I)
+# A free answer named the way the symbols culture prompts allow ("The idiom is ..."), read
+# only when no final-answer phrase is found.
+_NAMED = re.compile(r"(?:\bidiom|成语)\s*\**\s*(?:is|:|：|是)\s*[\"'*“「]*([^\n\"*”」]+)", re.I)
 _LETTER_ALONE = re.compile(r"^\s*\(?([A-Z])\)?[.:)]?\s*$")
 _LETTER_LEAD = re.compile(r"^\s*\(?([A-Z])[.:)]\s")
 
@@ -83,7 +87,7 @@ def extract(response: str, options: list[str] | None) -> tuple[str | None, str]:
     inner = _json_answer(text)
     if inner:
         return inner, "json"
-    final = _FINAL.findall(text)
+    final = _FINAL.findall(text) or _NAMED.findall(text)
     if final:
         return final[-1].strip().strip("."), "final"
     if text.lower().strip(".") in ("yes", "no"):

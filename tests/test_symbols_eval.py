@@ -11,6 +11,7 @@ import pytest
 from cogforge.core.releases import load_release
 from cogforge.evaluate.score import score
 from cogforge.evaluate.symbols import chemistry, judge
+from cogforge.generators.symbols import domains
 
 
 @pytest.mark.parametrize("answer, truth, ok", [
@@ -120,8 +121,10 @@ def test_scoring_the_release_gives_the_papers_tables(symbols_release, tmp_path):
     good, mixed = results["right"], results["half"]
     assert good["overall"]["accuracy"] == 1.0 and good["answer_extraction"]["failed"] == 0
     tables = good["tables"]
-    assert set(tables["by_domain_level"]) == {f"{d} {lv}" for d in ("chemistry", "mathematics", "physics")
-                                              for lv in ("L1", "L2", "L3", "all")}
+    # every domain the generators have, at every level its tasks have (the paper's 5 x 3 once all exist)
+    expected = {f"{name} L{task.level}" for name, module in domains().items() for task in module.TASKS.values()}
+    assert set(tables["by_domain_level"]) == expected | {f"{name} all" for name in domains()}
+    assert {"chemistry", "mathematics", "physics"} <= set(domains())
     assert all(v["accuracy"] == 1.0 for v in tables["by_task"].values())
     assert tables["by_task"]["chemistry-structure-error"]["paper"] == "Chem T5"
     assert tables["extras"]["chemistry-structure-error: corrected molecule"]["rate"] == 1.0
@@ -142,3 +145,4 @@ def test_report_has_the_domain_level_table(symbols_release, tmp_path):
     md = Path(paths["markdown"]).read_text()
     assert "Accuracy per domain and level" in md and "chemistry-balancing" in md and "Chem T4" in md
     assert "corrected molecule" in md
+    assert "| model | domain | L1 | L2 | L3 | all |" in md and "| m | chemistry | " in md
