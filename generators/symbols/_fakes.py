@@ -10,7 +10,7 @@ direction from one end), moved, or the radical (``radStrokes``) swapped for anot
 character's radical fitted into the same box.
 
 A candidate is kept only when it coincides with no real character of the stroke data
-(all 9,574, simplified and traditional) by three tests, and differs visibly from its source:
+(all 9,574, simplified and traditional) by these tests, and differs visibly from its source:
 
 * the same set of stroke outlines as a real character;
 * normalised-median distance: each stroke's centre line resampled to 8 points, the
@@ -19,8 +19,17 @@ A candidate is kept only when it coincides with no real character of the stroke 
   ``MEDIAN_NEAR`` or, for glyphs of few strokes, mean times strokes below ``TOTAL_NEAR``;
 * bitmap IoU (64 x 64, the em box) against every real character but the source at or
   above ``IOU_NEAR``;
+* the same median distance against the real characters of one stroke more or fewer, each
+  stroke left over costing ``STROKE_PENALTY`` (猫 without 田's centre vertical reads as 猎);
 * and against the source: at least ``MIN_CHANGED`` pixels of that bitmap changed and, when
   the stroke count is kept, a median distance of at least ``SELF_MEDIAN``.
+
+It must also be seen in the picture (:func:`subtle`): a stroke added or moved goes at least
+``MIN_SHIFT`` (15% of the em) and off its old place, a lengthened one grows by ``MIN_GROWTH``
+and ``MIN_FACTOR``, and at the smallest em a style draws (``VISIBLE_SIZE`` px) at least
+``FAR_MIN`` pixels, ``FAR_BLOB`` of them together, lie more than a pixel from the other
+glyph's ink. A swapped radical comes from a GB2312 character, so no traditional-only
+component (頁, a full 言 on the left) stands out in simplified text.
 
 One more guard reaches beyond the stroke data: the Kai font draws 19,128 Hanzi, about 9,600
 of them missing from the data, and a swapped radical often makes one of those (作 with 扌 is
@@ -55,7 +64,7 @@ from cogforge.generators.symbols._hanzi import Glyph
 INDEX_VERSION = 4
 BITMAP = 64  # one uint64 a row
 POINTS = 8  # points a median is resampled to
-MIN_STROKES = 6  # simpler characters mostly turn into other characters under one edit
+MIN_STROKES = 7  # simpler characters often turn into others under one edit (会 less its 𠃋 reads as 今 or 令)
 
 # Thresholds, measured on hanzi-writer-data 2.0.1 with this module's metrics (median
 # distance: ink-box normalised, 8 points a stroke, Hungarian, mean Euclidean distance; IoU:
@@ -69,14 +78,38 @@ MIN_STROKES = 6  # simpler characters mostly turn into other characters under on
 # (median) for removed and added strokes, so the rule rejects about 2% of them.
 # Highest IoU of a real character with another: median .52, 95th percentile .68, 99th .73,
 # largest seen .80 (缴/繳); candidate fakes reach .70 in about 1%.
-MEDIAN_NEAR = 0.06
-TOTAL_NEAR = 0.4
+# After a blind audit the limits were raised: a fake of 给 read as 绐 (nearest 绍 at .066)
+# gives a mean under .07; 会 less its 𠃋 (5 strokes, .096 from 令) a total under .5.
+MEDIAN_NEAR = 0.07
+TOTAL_NEAR = 0.5
+# A fake is also compared with the real characters of one stroke more or fewer: the strokes
+# matched one to one as above, each stroke left over costs STROKE_PENALTY, and the sum over
+# the larger count is held to the same limit. 猫 without 田's centre vertical (10 strokes) is
+# .058 from 猎 (11; its strokes alone .044 apart) and reads as it: rejected.
+STROKE_PENALTY = 0.2
 IOU_NEAR = 0.72  # above what 99% of real characters reach with their nearest neighbour
 # Visibly different from the source: pixels of the 64 x 64 bitmap changed (a dot of 带 is
 # 57, looked at in the sentence pipeline), and for an edit that keeps the stroke count, a
 # median distance from the source at least this (a stroke lengthened by half: about .02).
 MIN_CHANGED = 40
 SELF_MEDIAN = 0.015
+# Seen when the picture is seen: the change measured at the smallest em a style draws (cell
+# 56 px x em .78 = 44 px; VISIBLE_SIZE is a little above), as pixels of either glyph more than
+# a pixel away from any ink of the other (a stroke nudged by less than its width changes
+# nothing there). The audit's fakes that nobody saw: 班 with a fourth horizontal squeezed into
+# 王 33, 的 with a copied vertical prolonging itself 29, 机 without 木's horizontal 28, 猫 without
+# 田's centre vertical 8, 带 without a dot 27; seen: 给 without ㇏ 65, 拍 without 𠃍 104.
+VISIBLE_SIZE = 48
+FAR_MIN = 55  # far pixels in all
+FAR_BLOB = 40  # in one connected piece (很 with its small 丿 moved off: 61 in all, 29 at most in one)
+# A stroke added (a copy) or moved goes at least this far (em units: 15% of the em, about
+# two stroke widths), and does not touch where the stroke was: a copy shifted along itself
+# reads as the stroke drawn longer (吃's hook, 的's vertical in the audit), not as a stroke more.
+MIN_SHIFT = 150
+# A lengthened stroke grows by at least this much (em units) and this factor: 爸's last
+# stroke or 弟's hook grown by 30% were hard to see in a sentence.
+MIN_GROWTH = 160
+MIN_FACTOR = 1.5
 # The Kai font (UKai) draws 19,128 Hanzi, the stroke data 9,574: a fake must not look more
 # like one of the others (in the font's design) than like its source. Font glyph vs the
 # stroke data's glyph of the same character: IoU 5th percentile .51, median .73, and the
@@ -368,6 +401,41 @@ def _nearest_by_medians(g: Glyph, skip: int, limit: float) -> tuple[int, float]:
     return (best, best_d) if best >= 0 else (-1, math.inf)
 
 
+def _nearest_by_one_stroke(g: Glyph, skip: int, limit: float) -> tuple[int, float]:
+    """Like :func:`_nearest_by_medians` among the characters of one stroke more or fewer:
+    strokes matched one to one, each left over costing ``STROKE_PENALTY``, the sum taken
+    over the larger count (``limit`` is that of the larger count). Stroke centroids bound
+    the cost from below first."""
+    from scipy.optimize import linear_sum_assignment
+
+    ix = index()
+    n = len(g.strokes)
+    a = normalised_medians(g).astype(np.float32)
+    ac = a.mean(axis=1)
+    best, best_d = -1, math.inf
+    for m in (n - 1, n + 1):
+        which, meds, cents, _ = ix.by_count(m)
+        if m < 1 or not len(which):
+            continue
+        big = max(n, m)
+        cut = min(limit, best_d) * big - STROKE_PENALTY  # the matched strokes' sum must stay below
+        cc = np.sqrt(((ac[None, :, None, :] - cents[:, None, :, :]) ** 2).sum(axis=-1))  # (K, n, m)
+        bound = cc.min(axis=2).sum(axis=1) if n < m else cc.min(axis=1).sum(axis=1)
+        keep = np.flatnonzero((bound < cut) & (which != skip))
+        if not len(keep):
+            continue
+        cost = stroke_costs(a, meds[keep])
+        bound = cost.min(axis=2).sum(axis=1) if n < m else cost.min(axis=1).sum(axis=1)
+        for k in np.argsort(bound, kind="stable"):
+            if (bound[k] + STROKE_PENALTY) / big >= min(limit, best_d):
+                break
+            rows, cols = linear_sum_assignment(cost[k])
+            d = (float(cost[k][rows, cols].sum()) + STROKE_PENALTY) / big
+            if d < min(limit, best_d):
+                best, best_d = int(which[keep[k]]), d
+    return best, best_d
+
+
 def _exact(g: Glyph) -> str | None:
     ix = index()
     hit = np.flatnonzero(ix.keys == stroke_key(g.strokes))
@@ -443,6 +511,10 @@ def coincides(g: Glyph) -> str | None:
     at, d = _nearest_by_medians(g, skip, median_limit(len(g.strokes)))
     if at >= 0:
         return f"median distance {d:.3f} to {ix.chars[at]}"
+    at, d = _nearest_by_one_stroke(g, skip, median_limit(len(g.strokes) + 1))
+    if at >= 0:
+        more = "more" if ix.counts[at] > len(g.strokes) else "fewer"
+        return f"median distance {d:.3f} to {ix.chars[at]} (a stroke {more})"
     k, iou = _best_iou(packed, skip, IOU_NEAR)
     if k >= 0:
         return f"bitmap IoU {iou:.2f} with {ix.chars[k]}"
@@ -479,6 +551,46 @@ def is_real(g: Glyph) -> bool:
     """Whether the glyph coincides with some real character of the stroke data (its own
     ``char`` included)."""
     return coincides(g) is not None
+
+
+def far_pixels(g: Glyph, source: Glyph, size: int = VISIBLE_SIZE) -> tuple[int, int]:
+    """Pixels of either glyph (``size`` x ``size``) more than a pixel away from the other's
+    ink, in all and in the largest connected piece: how much of the change is seen."""
+    from scipy import ndimage
+
+    a, b = _hanzi.rasterise(source, size), _hanzi.rasterise(g, size)
+    near = np.ones((3, 3), dtype=bool)
+    far = (b & ~ndimage.binary_dilation(a, near)) | (a & ~ndimage.binary_dilation(b, near))
+    labels, n = ndimage.label(far, structure=near)
+    return int(far.sum()), int(np.bincount(labels.ravel())[1:].max()) if n else 0
+
+
+def subtle(recipe: dict, g: Glyph, source: Glyph) -> str | None:
+    """Why the edit would not be seen in the picture (None: it would): too short a shift
+    or growth, a copy or move that touches the stroke's old place, or too few far pixels."""
+    from scipy import ndimage
+
+    op = recipe["op"]
+    if op in ("add", "move"):
+        shift = math.hypot(recipe["dx"], recipe["dy"])
+        if shift < MIN_SHIFT:
+            return f"stroke {recipe['stroke']} shifted by only {shift:.0f} of {_hanzi.EM}"
+        i = recipe["stroke"]
+        moved = g.strokes[i + 1] if op == "add" else g.strokes[i]
+        old = _hanzi.rasterise(Glyph(g.char, (source.strokes[i],), ()), BITMAP)
+        new = _hanzi.rasterise(Glyph(g.char, (moved,), ()), BITMAP)
+        if (ndimage.binary_dilation(old) & new).any():
+            return f"stroke {i} {'copied' if op == 'add' else 'moved'} onto its own place"
+    elif op == "lengthen":
+        m = np.asarray(source.medians[recipe["stroke"]], dtype=np.float64)
+        growth = (float(recipe["factor"]) - 1) * float(np.hypot(*(m[-1] - m[0])))
+        if growth < MIN_GROWTH or float(recipe["factor"]) < MIN_FACTOR:
+            return f"stroke {recipe['stroke']} grows by only {growth:.0f} of {_hanzi.EM} (x{recipe['factor']})"
+    total, piece = far_pixels(g, source)
+    if total < FAR_MIN or (piece < FAR_BLOB and op != "swap"):  # a swap changes a whole component
+        return (f"only {total} pixels ({piece} together) of {VISIBLE_SIZE} x {VISIBLE_SIZE} visibly differ "
+                f"from {source.char}")
+    return None
 
 
 def visible(g: Glyph, source: Glyph, packed: np.ndarray | None = None) -> str | None:
@@ -593,20 +705,39 @@ def _proposals(g: Glyph, rng: random.Random):
     """Candidate recipes in a random order: a few of each operation (drawn lazily: most
     characters are faked by the first or second)."""
     n, ch, room = len(g.strokes), g.char, _room(g)
-    ops = ["remove", "add", "lengthen", "move", "swap"] * 3
-    rng.shuffle(ops)
+    # an operation chosen at random gets a few tries before the next: removal passes the
+    # checks most often and would otherwise make most fakes
+    kinds = ["remove", "add", "lengthen", "move", "swap"]
+    rng.shuffle(kinds)
+    ops = [op for op in kinds for _ in range(3 if op == "swap" else 8)]
+    # long strokes first: an edit of a dot is seldom seen at the size a sentence is drawn
+    lengths = [float(np.hypot(*np.diff(np.asarray(m, dtype=np.float64), axis=0).T).sum()) for m in g.medians]
+    strokes = list(range(n))
+
+    def pick() -> int:
+        return rng.choices(strokes, weights=lengths)[0]
+
     swapped = False
     for op in ops:
         if op == "remove":
-            yield {"char": ch, "op": "remove", "stroke": rng.randrange(n)}
+            yield {"char": ch, "op": "remove", "stroke": pick()}
         elif op in ("add", "move"):
-            ang, r = rng.uniform(0, 2 * math.pi), rng.uniform(*((90, 220) if op == "add" else (60, 160)))
-            i, dx, dy = rng.randrange(n), round(r * math.cos(ang)), round(r * math.sin(ang))
+            i = pick()
+            m = np.asarray(g.medians[i], dtype=np.float64)
+            # across the stroke, give or take 45 degrees: shifted along itself it reads as longer
+            ang = math.atan2(*(m[-1] - m[0])[::-1]) + rng.choice([-1, 1]) * math.pi / 2 + rng.uniform(-0.8, 0.8)
+            r = rng.uniform(MIN_SHIFT, 280 if op == "add" else 240)
+            dx, dy = round(r * math.cos(ang)), round(r * math.sin(ang))
             if _inside_shifted(g.medians[i], dx, dy, room):  # else it would leave the em box
                 yield {"char": ch, "op": op, "stroke": i, "dx": dx, "dy": dy}
         elif op == "lengthen":
-            yield {"char": ch, "op": "lengthen", "stroke": rng.randrange(n),
-                   "anchor": rng.choice(["start", "end"]), "factor": round(rng.uniform(1.35, 1.9), 2)}
+            i = pick()
+            grow = rng.uniform(MIN_GROWTH, 340) / max(lengths[i], 1.0)  # long strokes would leave the box
+            recipe = {"char": ch, "op": "lengthen", "stroke": i, "anchor": rng.choice(["start", "end"]),
+                      "factor": round(max(MIN_FACTOR, 1 + grow), 2)}
+            m = _stroke_matrix("lengthen", g, i, recipe)
+            if _inside_shifted(_hanzi.transform_median(g.medians[i], m), 0, 0, room):
+                yield recipe
         elif not swapped:
             swapped = True
             donor = _donor(g, rng)
@@ -639,6 +770,17 @@ def _simplified(g: Glyph) -> bool:
     return any(len(ref) == len(mine) and median_distance(mine, ref) < 0.08 for ref in _simplified_shapes())
 
 
+@lru_cache(maxsize=2)
+def _in_gb2312(chars: tuple[str, ...]) -> np.ndarray:
+    return np.array([_is_gb2312(c) for c in chars], dtype=bool)
+
+
+def _simplified_text() -> np.ndarray:
+    """(N,) whether each indexed character is in GB2312: a donor is one, so its radical
+    appears in simplified text in that place (no 頁 or full 言 beside simplified neighbours)."""
+    return _in_gb2312(tuple(index().chars.tolist()))
+
+
 def _donor(g: Glyph, rng: random.Random) -> str | None:
     """A character whose radical sits in a box of about the same place and shape, and is
     no simplified radical."""
@@ -655,7 +797,7 @@ def _donor(g: Glyph, rng: random.Random) -> str | None:
                           (rb[:, 1] + rb[:, 3]) / 2 - (box[1] + box[3]) / 2)
         # stroke widths scale with the box: no more than the hand's own pen varies (about 10%)
         ok = (dw > 0.9) & (dw < 1.12) & (dh > 0.9) & (dh < 1.12) & (centre < 60) & (ix.counts >= 4)
-    pool = np.flatnonzero(ok)
+    pool = np.flatnonzero(ok & _simplified_text())
     for _ in range(3 if len(pool) else 0):
         donor = str(ix.chars[pool[rng.randrange(len(pool))]])
         if not _simplified(_hanzi.glyph(donor)):
@@ -666,9 +808,20 @@ def _donor(g: Glyph, rng: random.Random) -> str | None:
 def check(recipe: dict) -> tuple[Glyph, str | None]:
     """The recipe's glyph and why it is no good (None: a safe fake)."""
     g = apply(recipe)
-    if not _inside(g, _room(_hanzi.glyph(recipe["char"]))):
+    source = _hanzi.glyph(recipe["char"])
+    if not _inside(g, _room(source)):
         return g, "leaves the em box"
-    return g, coincides(g)
+    if recipe["op"] == "swap" and not _is_gb2312(recipe["donor"]):
+        return g, f"donor {recipe['donor']} is not a simplified (GB2312) character"
+    return g, subtle(recipe, g, source) or coincides(g)
+
+
+def _is_gb2312(ch: str) -> bool:
+    try:
+        ch.encode("gb2312")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def make_fake(ch: str, rng: random.Random) -> dict | None:

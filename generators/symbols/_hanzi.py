@@ -237,8 +237,10 @@ class Style:
             paper_rgb=rng.choice(_PAPERS),
             rule_rgb=rng.choice(_RULES),
             ink_rgb=rng.choice(_INKS),
-            cell=rng.choice([40, 44, 48, 52, 56]),
-            per_line=rng.randint(10, 16),
+            # big enough that a fake shows when a model sees the picture (downscaled to about
+            # 700-1000 px on its long side): 8-12 cells of 56-72 px a line
+            cell=rng.choice([56, 60, 64, 68, 72]),
+            per_line=rng.randint(8, 12),
             em=round(rng.uniform(0.78, 0.9), 3),
             slant=round(rng.uniform(-0.05, 0.15), 3),
             pen=round(rng.uniform(0.0, 24.0), 1),
@@ -247,7 +249,8 @@ class Style:
             jitter_turn=round(rng.uniform(1.0, 4.0), 2),
             jitter_slant=round(rng.uniform(0.02, 0.06), 3),
             jitter_pen=round(rng.uniform(2.0, 8.0), 1),
-            jitter_stroke=round(rng.uniform(4.0, 14.0), 1),
+            # a stroke wandering more than this reads as a stroke moved or lengthened on purpose
+            jitter_stroke=round(rng.uniform(3.0, 8.0), 1),
             drift=round(rng.uniform(0.0, 0.06), 3),
         )
 
@@ -342,7 +345,7 @@ def _draw_glyph(draw: ImageDraw.ImageDraw, g: Glyph, corner: tuple[float, float]
     drawn = []
     for path in g.strokes:
         sdx, sdy = (per_stroke.uniform(-style.jitter_stroke, style.jitter_stroke) for _ in range(2))
-        sturn = math.radians(per_stroke.uniform(-1.5, 1.5))
+        sturn = math.radians(per_stroke.uniform(-1.0, 1.0))
         c2, s2 = math.cos(sturn), math.sin(sturn)
         # each stroke turns a little about its own middle and wanders: local @ m + offset
         m = np.array([[c2, s2], [-s2, c2]]) @ a.T
