@@ -200,7 +200,7 @@ def test_each_built_in_benchmark_is_complete():
         assert benchmark.checks and benchmark.qc and benchmark.scorer
         assert all(stage.benchmark == name for stage in benchmark.stages)
         stage_names += [stage.name for stage in benchmark.stages]
-    assert len(stage_names) == len(set(stage_names)) == 6
+    assert len(stage_names) == len(set(stage_names)) == 7  # carv 2, cogevolve 2, corecognition 2, symbols 1
 
 
 def test_a_build_of_an_unregistered_benchmark_gets_the_shared_checks(tmp_path):
