@@ -102,6 +102,16 @@ def test_answers_recomputed_from_meta_and_the_sentence_file(items):
         assert len(m["char_boxes"]) == len(chars)
 
 
+def test_no_line_of_a_picture_begins_with_a_punctuation_mark(items):
+    """A mark is squeezed into the line before, as on essay paper: a line holds one
+    character more rather than start with 。"""
+    assert language.no_line_starts_with_punctuation("请座，我去给你倒杯水。", 10) == 11
+    assert language.no_line_starts_with_punctuation("我们去学校。", 8) == 8
+    for item in generated(items):
+        sentence, per_line = SENTENCES[item["meta"]["sentence_id"]], item["meta"]["style"]["per_line"]
+        assert all(sentence[k] not in language.PUNCTUATION for k in range(per_line, len(sentence), per_line))
+
+
 def test_misuse_substitutions_are_curated_sites_of_the_confusion_rules(items):
     substitutions = [(i["meta"]["sentence_id"], s) for i in generated(items) for s in i["meta"]["substitutions"]]
     assert substitutions

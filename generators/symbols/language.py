@@ -385,6 +385,17 @@ def _make_fakes(sentence: str, n: int, rng: random.Random, avoid: set[int]) -> l
     return sorted(out, key=lambda f: f["index"])
 
 
+PUNCTUATION = set("。，、；：？！…—“”‘’（）《》")
+
+
+def no_line_starts_with_punctuation(sentence: str, per_line: int) -> int:
+    """Characters a line, from ``per_line`` up, such that no line of the sentence begins
+    with a punctuation mark: on essay paper a writer squeezes it into the line before."""
+    while any(sentence[k] in PUNCTUATION for k in range(per_line, len(sentence), per_line)):
+        per_line += 1
+    return per_line
+
+
 def _picture(sentence: str, substitutions: list[dict], n_fakes: int, seed: int) -> tuple:
     """One item's fakes, style, character boxes and picture, from its own seed alone (made
     on every core: finding safe fakes is the slow part of the domain)."""
@@ -393,6 +404,7 @@ def _picture(sentence: str, substitutions: list[dict], n_fakes: int, seed: int) 
     rng = random.Random(seed)
     fakes = _make_fakes(sentence, n_fakes, rng, {s["index"] for s in substitutions})
     style = json.loads(json.dumps(_hanzi.Style.draw(rng).to_dict()))
+    style["per_line"] = no_line_starts_with_punctuation(sentence, style["per_line"])
     if n_fakes and not fakes:
         return fakes, style, [], b""
     png, found = render(sentence, fakes, substitutions, style)
