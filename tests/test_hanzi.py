@@ -115,6 +115,8 @@ def test_a_swap_that_makes_a_character_the_stroke_data_lack_is_rejected(recipe, 
     ({"char": "吃", "op": "add", "stroke": 5, "dx": -36, "dy": 216}, "onto its own place"),  # a hook grown tall
     ({"char": "机", "op": "remove", "stroke": 0}, "visibly differ"),  # 木 without its horizontal
     ({"char": "带", "op": "remove", "stroke": 4}, "visibly differ"),  # a dot
+    # the second audit's: found only zoomed in
+    ({"char": "姨", "op": "move", "stroke": 6, "dx": -176, "dy": -119}, "moved onto other strokes"),  # 弓's hook
 ])
 def test_a_fake_too_subtle_to_see_at_the_drawn_size_is_rejected(recipe, why):
     assert why in (_fakes.check(recipe)[1] or ""), recipe
@@ -206,7 +208,7 @@ def test_every_fake_of_a_sample_differs_from_every_real_character():
         if recipe["op"] == "swap":
             recipe["donor"].encode("gb2312")
     assert len(ops) >= 3, ops
-    assert len(none) <= 2, none
+    assert len(none) <= len(SAMPLE) // 6, none  # a few characters have no fake both safe and visible
 
 
 def test_apply_gives_the_same_glyph_from_a_json_recipe():

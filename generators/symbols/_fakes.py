@@ -100,8 +100,12 @@ SELF_MEDIAN = 0.015
 # 王 33, 的 with a copied vertical prolonging itself 29, 机 without 木's horizontal 28, 猫 without
 # 田's centre vertical 8, 带 without a dot 27; seen: 给 without ㇏ 65, 拍 without 𠃍 104.
 VISIBLE_SIZE = 48
-FAR_MIN = 55  # far pixels in all
+FAR_MIN = 65  # far pixels in all (a second audit found fakes at 55-60 seen only with effort)
 FAR_BLOB = 40  # in one connected piece (很 with its small 丿 moved off: 61 in all, 29 at most in one)
+# A moved stroke must land in the open: at least this share of its pixels (at VISIBLE_SIZE)
+# more than a pixel away from the glyph's other strokes. Moved onto other strokes it hides
+# there (the second audit's 姨: 16% in the open, read as a stroke missing and found only zoomed).
+MOVE_IN_THE_OPEN = 0.25
 # A stroke added (a copy) or moved goes at least this far (em units: 15% of the em, about
 # two stroke widths), and does not touch where the stroke was: a copy shifted along itself
 # reads as the stroke drawn longer (吃's hook, 的's vertical in the audit), not as a stroke more.
@@ -581,6 +585,13 @@ def subtle(recipe: dict, g: Glyph, source: Glyph) -> str | None:
         new = _hanzi.rasterise(Glyph(g.char, (moved,), ()), BITMAP)
         if (ndimage.binary_dilation(old) & new).any():
             return f"stroke {i} {'copied' if op == 'add' else 'moved'} onto its own place"
+        if op == "move":
+            alone = _hanzi.rasterise(Glyph(g.char, (moved,), ()), VISIBLE_SIZE)
+            rest = _hanzi.rasterise(Glyph(g.char, tuple(s for k, s in enumerate(g.strokes) if k != i), ()),
+                                    VISIBLE_SIZE)
+            shown = (alone & ~ndimage.binary_dilation(rest, np.ones((3, 3), dtype=bool))).sum() / max(1, alone.sum())
+            if shown < MOVE_IN_THE_OPEN:
+                return f"stroke {i} moved onto other strokes ({shown:.0%} of it in the open)"
     elif op == "lengthen":
         m = np.asarray(source.medians[recipe["stroke"]], dtype=np.float64)
         growth = (float(recipe["factor"]) - 1) * float(np.hypot(*(m[-1] - m[0])))
