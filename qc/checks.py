@@ -324,7 +324,10 @@ def check_shortcuts(build: Build) -> CheckResult:
     """
     out = CheckResult()
     rows = []
-    vocabulary = len({i.answer for i in build.items if i.options is None}) or 1
+    # chance of a free answer: one of the answers its part of the build gives (a benchmark of
+    # domains, discrete symbols, draws each domain's from its own: a Chinese idiom is no
+    # guess for a mathematics question, and counting them made a repeat in 30 look like a leak)
+    vocabularies = Counter(d for d, _ in {(i.meta.get("domain"), i.answer) for i in build.items if i.options is None})
     chance_of = getattr(plugin(build.benchmark), "chance", None)
     # tasks whose question text is the evidence (word-sense disambiguation from a sentence):
     # overlap between the question and the answer is what a reader uses, not a leak
@@ -349,7 +352,8 @@ def check_shortcuts(build: Build) -> CheckResult:
         else:
             # a benchmark whose free answers are not drawn from one vocabulary (an ordering
             # of N IDs: 1/N!) says what chance is in its QC hooks (Benchmark.qc)
-            chance = (float(np.mean([chance_of(i) for i in items])) if chance_of else 1 / vocabulary)
+            chance = (float(np.mean([chance_of(i) for i in items])) if chance_of
+                      else float(np.mean([1 / (vocabularies[i.meta.get("domain")] or 1) for i in items])))
             _, hits = stats.majority_baseline(answers)
             rows.append(_judge(out, "majority-answer", task, hits / len(items), len(items), chance))
             by_question: dict[str, Counter] = defaultdict(Counter)
