@@ -33,14 +33,15 @@ All randomness comes from ``random.Random`` seeded per cell from the build seed.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import itertools
 import json
-import os
 import random
 import time
 import tomllib
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Iterable, Literal
 
@@ -49,8 +50,11 @@ from pydantic import Field, model_validator
 from tqdm import tqdm
 
 from cogforge import __version__
+from cogforge.core import shards as sharding
 from cogforge.core.buildio import BuildWriter
-from cogforge.core.config import ConfigError, Schema, load
+from cogforge.core.executor import Executor, use
+from cogforge.core.parallel import draw_all
+from cogforge.core.config import ConfigError, RunConfig, Schema, load
 from cogforge.core.stats import build_stats
 from cogforge.core.record import Item
 from cogforge.generators.carv import PROPERTIES, RENDERERS, SIZE, State, World, get_renderer, load_world
@@ -272,9 +276,11 @@ def _vary(base: State, keep: set, world: World, rng: random.Random, avoid: list[
     raise SamplingError(f"no query state keeps {sorted(keep)} and differs from {avoid}")
 
 
-def sample_cell(cell: Cell, world: World, seed: int, allowed: set[State]) -> list[dict[str, State]]:
-    """Draw ``cell.count`` distinct items for one cell, balanced over its types."""
-    rng = random.Random(f"carv:{seed}:{cell.id}")
+def sample_cell(cell: Cell, world: World, seed: int, allowed: set[State], part: int = 0) -> list[dict[str, State]]:
+    """Draw ``cell.count`` distinct items for one cell, balanced over its types. ``part``
+    numbers a sharded build's runs of the cell's items (part 0 is the whole cell of a
+    default build; each part has its own generator)."""
+    rng = random.Random(f"carv:{seed}:{cell.id}" + (f":{part}" if part else ""))
     cell_plans = plans(cell, world)
     if not cell_plans:
         raise SamplingError(f"cell {cell.id}: no feasible combination of changed properties")
@@ -316,6 +322,7 @@ _CHANGE = ("A change alters one property of the scene: which item is shown, how 
 _EXAMPLE_ITEMS = ("vase", "lamp", "clock", "kettle")
 
 
+@functools.cache
 def _reply() -> str:
     drawn = {word for forms in load_world().words["subject"].values() for word in forms}
     noun = next(n for n in _EXAMPLE_ITEMS if n not in drawn)
@@ -368,6 +375,7 @@ class Config(Schema):
     seed: Annotated[int, Field(ge=0)] = 0
     renderer: str = "procedural"
     citation: str = ""  # BibTeX of the paper; releases put it in the card and Croissant `citeAs`
+    run: RunConfig | None = None  # executor, scale, shard size (not in the manifest)
     cells: Annotated[list[CellConfig], Field(min_length=1)]
 
     @model_validator(mode="after")
@@ -398,47 +406,45 @@ def _cells(config: dict) -> list[Cell]:
     return [Cell(**raw) for raw in config["cells"]]
 
 
-def _render_all(renderer, states: list[State], progress: bool) -> list[bytes]:
-    workers = min(os.cpu_count() or 1, 8)
-    if workers == 1:
-        return [renderer.render(s) for s in tqdm(states, desc="render", disable=not progress)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = pool.map(renderer.render, states, chunksize=8)
-        return list(tqdm(results, total=len(states), desc="render", disable=not progress))
+def make_item(cell: Cell, number: int, states: dict[str, State], image_of: dict[State, str],
+              world: World) -> Item:
+    """Item ``number`` (1-based) of a cell, from its drawn states."""
+    t1 = transformation(states["source_1"], states["target_1"])
+    t2 = (transformation(states["source_2"], states["target_2"])
+          if "source_2" in states else None)
+    t = compose(cell.operation, t1, t2 or frozenset())
+    shown = [k for k in ("source_1", "target_1", "source_2", "target_2", "query") if k in states]
+    meta = {
+        "cell": cell.id,
+        "setting": cell.setting,
+        "operation": cell.operation,
+        "atomic": cell.atomic,
+        "table2_column": cell.column,
+        "states": {k: v._asdict() for k, v in states.items()},
+        "T1": atoms_list(t1),
+        "T2": atoms_list(t2) if t2 is not None else None,
+        "T": atoms_list(t),
+        "answer_image": image_of[states["answer"]],
+    }
+    return Item(id=f"carv-{cell.id}-{number:04d}", benchmark=NAME, task=cell.id, split="test",
+                question=prompt(cell), images=[image_of[states[k]] for k in shown], options=None,
+                answer=world.caption(states["answer"]), meta=meta)
 
 
 def make_items(cells: list[Cell], drawn: dict[str, list[dict[str, State]]],
                image_of: dict[State, str], world: World) -> list[Item]:
-    items = []
-    for cell in cells:
-        question = prompt(cell)
-        for number, states in enumerate(drawn[cell.id], 1):
-            t1 = transformation(states["source_1"], states["target_1"])
-            t2 = (transformation(states["source_2"], states["target_2"])
-                  if "source_2" in states else None)
-            t = compose(cell.operation, t1, t2 or frozenset())
-            shown = [k for k in ("source_1", "target_1", "source_2", "target_2", "query") if k in states]
-            meta = {
-                "cell": cell.id,
-                "setting": cell.setting,
-                "operation": cell.operation,
-                "atomic": cell.atomic,
-                "table2_column": cell.column,
-                "states": {k: v._asdict() for k, v in states.items()},
-                "T1": atoms_list(t1),
-                "T2": atoms_list(t2) if t2 is not None else None,
-                "T": atoms_list(t),
-                "answer_image": image_of[states["answer"]],
-            }
-            items.append(Item(
-                id=f"carv-{cell.id}-{number:04d}", benchmark=NAME, task=cell.id, split="test",
-                question=question, images=[image_of[states[k]] for k in shown], options=None,
-                answer=world.caption(states["answer"]), meta=meta))
-    return items
+    return [make_item(cell, number, states, image_of, world)
+            for cell in cells for number, states in enumerate(drawn[cell.id], 1)]
+
+
+def _render_all(renderer, states: list[State], progress: bool) -> list[bytes]:
+    return draw_all([partial(renderer.render, s) for s in states], progress, desc="render")
 
 
 def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
-          excluded: Iterable[dict] = (), progress: bool = True) -> dict:
+          excluded: Iterable[dict] = (), progress: bool = True, *, scale: int | None = None,
+          executor: Executor | None = None, resume: bool = False, shard_size: int | None = None,
+          sharded: bool = False) -> dict:
     """Build CARV into ``out_dir``; returns the manifest.
 
     Args:
@@ -447,9 +453,20 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         config_path: a TOML file like ``builders/carv.toml``.
         excluded: states (property dicts) that must not appear, e.g. images people rejected.
         progress: show progress bars.
+        scale: N times every cell's count (a sharded build). This and the executor and
+            shard size default to the config's ``[run]`` table.
+        executor: where rendering and shards run (:mod:`cogforge.core.executor`); giving
+            one makes a sharded build.
+        resume: keep the complete shards of an interrupted sharded build.
+        shard_size: items per shard (default :data:`cogforge.core.shards.SHARD_SIZE`).
+        sharded: write shards (``items/part-*.jsonl``) even at scale 1 on local processes.
     """
     started = time.perf_counter()
     config = load_config(config_path)
+    run = sharding.RunSettings.of(config.pop("run"), scale, executor, shard_size)
+    if sharded or run.sharded or resume:
+        with run:
+            return _build_sharded(out_dir, config, seed, excluded, progress, run, resume, started)
     seed = config.get("seed", 0) if seed is None else seed
     world = load_world()
     cells = _cells(config)
@@ -468,19 +485,10 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         items = make_items(cells, drawn, image_of, world)
         writer.write_items(items)
         writer.write_text("stats.md", build_stats(items))
-        writer.write_text("states.jsonl", "".join(
-            json.dumps({"state": s._asdict(), "caption": world.caption(s), "image": image_of[s]})
-            + "\n" for s in states))
+        writer.write_text("states.jsonl", _states_jsonl(states, image_of, world))
         by_cell = {c.id: len(drawn[c.id]) for c in cells}
         manifest = writer.commit({
-            "toolkit": {"name": "cogforge", "version": __version__},
-            "benchmark": NAME,
-            "seed": seed,
-            "config": config,
-            "renderer": {"name": renderer.name, "version": renderer.version},
-            "media": {"size": [SIZE, SIZE], "mode": "RGB"},
-            "excluded_states": sorted([s._asdict() for s in excluded_states],
-                                      key=lambda d: tuple(d.values())),
+            **_header(config, seed, renderer, excluded_states),
             "counts": {
                 "items": len(items),
                 "images": len(set(image_of.values())),
@@ -496,6 +504,58 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     manifest["timings"] = {"sample_s": sampled - started, "render_s": rendered - sampled,
                            "write_s": done - rendered, "rendered": len(states)}
     return manifest
+
+
+def _header(config: dict, seed: int, renderer, excluded_states: set[State]) -> dict:
+    return {
+        "toolkit": {"name": "cogforge", "version": __version__},
+        "benchmark": NAME,
+        "seed": seed,
+        "config": config,
+        "renderer": {"name": renderer.name, "version": renderer.version},
+        "media": {"size": [SIZE, SIZE], "mode": "RGB"},
+        "excluded_states": sorted([s._asdict() for s in excluded_states], key=lambda d: tuple(d.values())),
+    }
+
+
+def _states_jsonl(states: list[State], image_of: dict[State, str], world: World) -> str:
+    return "".join(json.dumps({"state": s._asdict(), "caption": world.caption(s), "image": image_of[s]})
+                   + "\n" for s in states)
+
+
+def make_shard(shard: sharding.Shard, cells: dict[str, Cell], seed: int, excluded: frozenset[State],
+               image_of: dict[State, str]) -> sharding.ShardOutput:
+    """A sharded build's shard: ``shard.count`` items of one cell, drawn from (seed, cell,
+    part) alone and numbered from ``shard.start + 1``."""
+    world = load_world()
+    cell = replace(cells[shard.task], count=shard.count)
+    drawn = sample_cell(cell, world, seed, set(world.states()) - excluded, part=shard.part)
+    items = [make_item(cell, shard.start + n, states, image_of, world) for n, states in enumerate(drawn, 1)]
+    units = [json.dumps([list(s) for s in states.values()]) for states in drawn]
+    by_type = {f"{cell.id}: {k}": v for k, v in type_counts(drawn).items()}
+    return sharding.ShardOutput(items, {}, units, {"by_type": by_type})
+
+
+def _build_sharded(out_dir, config, seed, excluded, progress, run: sharding.RunSettings, resume, started) -> dict:
+    seed = config.get("seed", 0) if seed is None else seed
+    world = load_world()
+    cells = _cells(config)
+    excluded_states = frozenset(State(**s) for s in excluded)
+    states = sorted(set(world.states()) - excluded_states)
+    renderer = get_renderer(config.get("renderer", "procedural"))
+    with use(run.executor):
+        pngs = _render_all(renderer, states, progress)
+    image_of = {s: f"images/{hashlib.sha256(png).hexdigest()}.png" for s, png in zip(states, pngs)}
+    files = {image_of[s]: png for s, png in zip(states, pngs)}
+    files["states.jsonl"] = _states_jsonl(states, image_of, world).encode("utf-8")
+    header = {**_header(config, seed, renderer, set(excluded_states)), "scale": run.scale,
+              "counts": {"states": len(states)}}
+    plan = sharding.plan(sharding.scaled({c.id: c.count for c in cells}, run.scale), run.shard_size)
+    make = partial(make_shard, cells={c.id: c for c in cells}, seed=seed, excluded=excluded_states,
+                   image_of=image_of)
+    manifest = sharding.build_sharded(out_dir, header, plan, make, run.executor, files=files, resume=resume,
+                                      progress=progress)
+    return run.finish(manifest, started)
 
 
 def change_type(states: dict[str, State]) -> str:

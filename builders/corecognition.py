@@ -21,8 +21,11 @@ layout).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import time
+from collections.abc import Callable, Iterator
 from collections import Counter, defaultdict
 from functools import partial
 from pathlib import Path
@@ -31,8 +34,10 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from cogforge import __version__
+from cogforge.core import shards as sharding
 from cogforge.core.buildio import BuildWriter
-from cogforge.core.config import ConfigError, Schema, check_splits, load
+from cogforge.core.executor import Executor
+from cogforge.core.config import ConfigError, RunConfig, Schema, check_splits, load
 from cogforge.core.config import split_of as shared_split_of
 from cogforge.core.parallel import draw_all
 from cogforge.core.record import Item
@@ -42,6 +47,9 @@ from cogforge.generators import corecognition as cc
 NAME = "corecognition"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
 LETTERS = "ABCDE"
+# Items per shard of a sharded build: a shard is a few seconds of drawing, so two
+# workers stay busy to the end.
+SHARD_SIZE = 100
 # the public release's stage strings (lmms-eval filters on them)
 STAGE_NAMES = {stage: f"Stage {stage}" for stage in cc.STAGES}
 
@@ -50,6 +58,7 @@ class Config(Schema):
     seed: Annotated[int, Field(ge=0)] = 0
     citation: str = ""
     splits: dict[str, Annotated[int, Field(ge=0)]] = {"train": 7, "validation": 1, "test": 2}
+    run: RunConfig | None = None  # executor, scale, shard size (not in the manifest)
     counts: dict[str, Annotated[int, Field(ge=0)]] = {}
 
     @model_validator(mode="after")
@@ -133,58 +142,85 @@ def _invalid(family: cc.Family, control: dict, twin: dict) -> str | None:
     return None
 
 
-def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
-          progress: bool = True) -> dict:
-    """Build every concept's pairs into ``out_dir``."""
-    started = time.perf_counter()
-    config = load(Path(config_path or DEFAULT_CONFIG), Config).model_dump()
-    seed = config["seed"] if seed is None else seed
-    modules = cc.concepts()
-    missing = [c for c, n in config["counts"].items() if n and c not in modules]
-    if missing:
-        raise ConfigError(f"{config_path or DEFAULT_CONFIG}: counts name concepts with no module in "
-                          f"generators/corecognition/: {missing}; use {', '.join(modules)}")
-    dropped, planned = Counter(), []  # (concept, family, k, control, twin)
-    for concept, module in modules.items():
-        n_pairs = config["counts"].get(concept, 0) // 2
-        families = module.FAMILIES
-        share = [n_pairs // len(families) + (i < n_pairs % len(families)) for i in range(len(families))]
-        for family, n in zip(families, share):
-            planned += [(concept, family, k, c, t) for k, c, t in _pairs(family, n, seed, dropped)]
-    jobs = [partial(draw_item, f.name, params) for _c, f, _k, c, t in planned for params in (c, t)]
-    drawn = iter(draw_all(jobs, progress))
+def _plan_concept(module, n_pairs: int, seed: int, dropped: Counter, part: int = 0) -> list[tuple]:
+    """``(family, k, control, twin)`` for ``n_pairs`` pairs of a concept, its families in turn.
+    ``part`` numbers a sharded build's runs of the concept (0: the default build's)."""
+    families = module.FAMILIES
+    share = [n_pairs // len(families) + (i < n_pairs % len(families)) for i in range(len(families))]
+    key = seed if not part else f"{seed}:{part}"
+    return [(family, k, c, t) for family, n in zip(families, share) for k, c, t in _pairs(family, n, key, dropped)]
+
+
+def _make_items(concept: str, planned: list[tuple], pictures: Iterator[list[bytes]], store: Callable,
+                split_of_pair: Callable[[str, dict], str], seed: int, part: int, first: int,
+                dropped: Counter) -> tuple[list[Item], list[str]]:
+    """A concept's items from its planned pairs and their drawn pictures (two per pair, in
+    order), numbered from ``first``; ``store(png, folder)`` keeps an image and returns its
+    path. Returns the items and, per item, its pair's unit (the control's parameters)."""
     used: dict[str, Counter] = defaultdict(Counter)
-    shown = set()
+    shown, items, units = set(), [], []
+    name, stage, _paper = cc.CONCEPTS[concept]
+    for family, k, control, twin in planned:
+        pictures_of = {"control": next(pictures), "manipulated": next(pictures)}
+        keys = [(family.question(control), tuple(p)) for p in pictures_of.values()]
+        if any(key in shown for key in keys):  # a pair a model has seen already (few parameters)
+            dropped[f"{family.name} (repeats a pair already drawn)"] += 1
+            continue
+        shown.update(keys)
+        options = family.options(control)
+        order_key = f"corecognition:{seed}:{family.name}:{k}:order" + (f":{part}" if part else "")
+        if family.type == "MC":
+            options = order_options(options, family.answer(control), family.answer(twin), used[family.name],
+                                    random.Random(order_key))
+        pair_id = f"{family.name}-{k:04d}" if not part else f"{family.name}-{part}-{k:04d}"
+        unit = json.dumps([family.name, control], sort_keys=True)
+        split = split_of_pair(pair_id, unit)
+        for role, params in (("control", control), ("manipulated", twin)):
+            pics = pictures_of[role]
+            frames = [store(p, "images") for p in pics[:family.frames]]
+            answer = family.answer(params)
+            meta = {"concept": concept, "concept_name": name, "stage": stage, "type": family.type,
+                    "family": family.name, "paradigm": family.paradigm, "params": params, "pair_id": pair_id,
+                    "role": role, "causal_param": family.causal_param,
+                    "answer_letter": LETTERS[options.index(answer)], "margin": family.margin(params)}
+            if family.frames > 1:
+                meta["combined_image"] = store(pics[-1], "combined")
+            items.append(Item(id=f"{NAME}-{concept}-{first + len(items):05d}", benchmark=NAME, task=concept,
+                              split=split, question=prompt(family.question(params), options),
+                              images=frames, options=options, answer=answer, meta=meta))
+            units.append(unit)
+    return items, units
+
+
+def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
+          progress: bool = True, *, scale: int | None = None, executor: Executor | None = None, resume: bool = False,
+          shard_size: int | None = None, sharded: bool = False) -> dict:
+    """Build every concept's pairs into ``out_dir``.
+
+    ``scale``, ``executor``, ``resume``, ``shard_size`` and ``sharded`` make a sharded build
+    (:mod:`cogforge.core.shards`; see ``builders.carv.build``). Its splits go by the pair's
+    content (the control's parameters), so the same pair drawn in two shards is in one split.
+    """
+    started = time.perf_counter()
+    config, seed, modules = _config(config_path, seed)
+    run = sharding.RunSettings.of(config.pop("run"), scale, executor, shard_size, SHARD_SIZE)
+    if sharded or run.sharded or resume:
+        with run:
+            return _build_sharded(out_dir, config, seed, modules, progress, run, resume, started)
+    dropped, planned = Counter(), {}
+    for concept, module in modules.items():
+        planned[concept] = _plan_concept(module, config["counts"].get(concept, 0) // 2, seed, dropped)
+    jobs = [partial(draw_item, f.name, params) for pairs in planned.values() for f, _k, c, t in pairs
+            for params in (c, t)]
+    drawn = iter(draw_all(jobs, progress))
     with BuildWriter(out_dir) as writer:
-        items, counters = [], Counter()
-        for concept, family, k, control, twin in planned:
-            pictures_of = {"control": next(drawn), "manipulated": next(drawn)}
-            keys = [(family.question(control), tuple(p)) for p in pictures_of.values()]
-            if any(key in shown for key in keys):  # a pair a model has seen already (few parameters)
-                dropped[f"{family.name} (repeats a pair already drawn)"] += 1
-                continue
-            shown.update(keys)
-            options = family.options(control)
-            if family.type == "MC":
-                options = order_options(options, family.answer(control), family.answer(twin), used[family.name],
-                                        random.Random(f"corecognition:{seed}:{family.name}:{k}:order"))
-            pair_id = f"{family.name}-{k:04d}"
-            split = split_of(pair_id, config["splits"], seed)
-            name, stage, _paper = cc.CONCEPTS[concept]
-            for role, params in (("control", control), ("manipulated", twin)):
-                pictures = pictures_of[role]
-                frames = [writer.add_image(p) for p in pictures[:family.frames]]
-                answer = family.answer(params)
-                counters[concept] += 1
-                meta = {"concept": concept, "concept_name": name, "stage": stage, "type": family.type,
-                        "family": family.name, "paradigm": family.paradigm, "params": params, "pair_id": pair_id,
-                        "role": role, "causal_param": family.causal_param,
-                        "answer_letter": LETTERS[options.index(answer)], "margin": family.margin(params)}
-                if family.frames > 1:
-                    meta["combined_image"] = writer.add_image(pictures[-1], folder="combined")
-                items.append(Item(id=f"{NAME}-{concept}-{counters[concept]:05d}", benchmark=NAME, task=concept,
-                                  split=split, question=prompt(family.question(params), options),
-                                  images=frames, options=options, answer=answer, meta=meta))
+        items = []
+        for concept, pairs in planned.items():
+            made, _units = _make_items(concept, pairs, drawn, lambda png, folder: writer.add_image(png, folder=folder),
+                                       lambda pair_id, _unit: split_of(pair_id, config["splits"], seed),
+                                       seed, 0, 1, dropped)
+            items += made
+        counters = Counter(i.task for i in items)
         writer.write_items(items)
         writer.write_text("stats.md", build_stats(items) + "\n" + stats_markdown(items))
         manifest = writer.commit({
@@ -197,6 +233,51 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         })
     manifest["elapsed_s"] = time.perf_counter() - started
     return manifest
+
+
+def _config(config_path, seed) -> tuple[dict, int, dict]:
+    config = load(Path(config_path or DEFAULT_CONFIG), Config).model_dump()
+    seed = config["seed"] if seed is None else seed
+    modules = cc.concepts()
+    missing = [c for c, n in config["counts"].items() if n and c not in modules]
+    if missing:
+        raise ConfigError(f"{config_path or DEFAULT_CONFIG}: counts name concepts with no module in "
+                          f"generators/corecognition/: {missing}; use {', '.join(modules)}")
+    return config, seed, modules
+
+
+def make_shard(shard: sharding.Shard, seed: int, splits: dict[str, int]) -> sharding.ShardOutput:
+    """A sharded build's shard: up to ``shard.count`` items (whole pairs) of one concept, from
+    (seed, concept, part) alone. Pairs that repeat one drawn before in the shard are dropped
+    and counted, so a shard of a concept with few distinct pairs may hold fewer items."""
+    dropped: Counter = Counter()
+    planned = _plan_concept(cc.concepts()[shard.task], shard.count // 2, seed, dropped, shard.part)
+    pictures = iter([draw_item(f.name, params) for f, _k, c, t in planned for params in (c, t)])
+    images: dict[str, bytes] = {}
+
+    def store(png: bytes, folder: str) -> str:
+        rel = f"{folder}/{hashlib.sha256(png).hexdigest()}.png"
+        images[rel] = png
+        return rel
+
+    def split_by_content(_pair_id: str, unit: str) -> str:
+        return split_of(unit, splits, seed)
+
+    items, units = _make_items(shard.task, planned, pictures, store, split_by_content, seed, shard.part,
+                               shard.start + 1, dropped)
+    return sharding.ShardOutput(items, images, units, {"dropped_pairs": dict(dropped)})
+
+
+def _build_sharded(out_dir, config, seed, modules, progress, run: sharding.RunSettings, resume, started) -> dict:
+    if run.shard_size % 2:
+        raise ConfigError(f"--shard-size {run.shard_size}: CoreCognition's items come in pairs; give an even size")
+    counts = {c: config["counts"][c] for c in cc.CONCEPTS if config["counts"].get(c) and c in modules}
+    plan = sharding.plan(sharding.scaled(counts, run.scale), run.shard_size)
+    header = {"benchmark": NAME, "toolkit": __version__, "seed": seed, "config": config, "scale": run.scale,
+              "media": {"mode": "RGB", "size": list(cc.SIZE)}}
+    manifest = sharding.build_sharded(out_dir, header, plan, partial(make_shard, seed=seed, splits=config["splits"]),
+                                      run.executor, resume=resume, progress=progress)
+    return run.finish(manifest, started)
 
 
 def stats_markdown(items: list[Item]) -> str:

@@ -31,8 +31,16 @@ def _summary(manifest: dict, out_dir: Path) -> str:
         "",
         f"  images: {counts['images']} unique files",
         f"  time:   {manifest['elapsed_s']:.1f} s",
-        f"  output: {out_dir}/ (items.jsonl, images/, manifest.json)",
+        f"  output: {out_dir}/ (" + ("items/part-*.jsonl, shards/" if manifest.get("layout") == "sharded"
+                                     else "items.jsonl") + ", images/, manifest.json)",
     ]
+    if manifest.get("layout") == "sharded":
+        repeats = sum(d["repeats"] for d in counts["duplicates"].values())
+        lines[-3:-3] = [f"  shards: {manifest['shards']['count']} of up to {manifest['shards']['size']} items "
+                        f"({manifest['made_shards']} made now), scale {manifest['scale']}, "
+                        f"executor {manifest['executor']['name']} ({manifest['executor']['workers']} workers)",
+                        f"  repeats across shards: {repeats} items "
+                        f"({repeats / max(1, counts['items']):.2%}; per task in manifest.json)"]
     return "\n".join(lines)
 
 
@@ -88,8 +96,26 @@ def cmd_build(args: argparse.Namespace) -> int:
         if "domains" not in accepts:
             raise UserError(f"--domains: the {args.benchmark} builder has no domains")
         kwargs["domains"] = [d.strip() for d in args.domains.split(",") if d.strip()]
-    manifest = benchmark.build(out_dir, seed=args.seed, config_path=args.config,
-                               progress=not args.quiet, **kwargs)
+    run = {"scale": args.scale, "resume": args.resume or None, "shard_size": args.shard_size}
+    wants_executor = args.executor or args.address or args.processes is not None
+    for flag, value in [*run.items(), ("executor", wants_executor)]:
+        if value is None or value is False:
+            continue
+        if "scale" not in accepts:
+            raise UserError(f"--{flag.replace('_', '-')}: the {args.benchmark} builder builds in memory on this "
+                            "machine; sharded builds (--scale, --executor, --resume) are carv's and corecognition's")
+        if flag != "executor":
+            kwargs[flag] = value
+    from cogforge.core.executor import make_executor
+
+    executor = make_executor(args.executor or "local", args.address, args.processes) if wants_executor else None
+    try:
+        manifest = benchmark.build(out_dir, seed=args.seed, config_path=args.config,
+                                   progress=not args.quiet, **kwargs,
+                                   **({"executor": executor} if executor else {}))
+    finally:
+        if executor:
+            executor.close()
     if excluded:
         print(f"left out {len(excluded)} states rejected in annotation")
     print(_summary(manifest, out_dir))
@@ -326,6 +352,17 @@ def main(argv: list[str] | None = None) -> int:
                        help=_input_help() if helping else "an input file for the builder's config list KEY")
     build.add_argument("--domains", default=None, metavar="A,B",
                        help="only these domains, comma-separated (symbols: chemistry, ...)")
+    build.add_argument("--scale", type=int, default=None, metavar="N",
+                       help="N times the config's counts, written in shards (carv, corecognition)")
+    build.add_argument("--executor", choices=("local", "ray"), default=None,
+                       help="where shards and drawing run: local processes (default) or a Ray cluster")
+    build.add_argument("--address", default=None, metavar="HOST:PORT",
+                       help="the Ray cluster to use with --executor ray (default: a new local one)")
+    build.add_argument("--processes", type=int, default=None, metavar="N",
+                       help="worker processes of the local executor (default: every core, at most 8)")
+    build.add_argument("--shard-size", type=int, default=None, metavar="N", help="items per shard")
+    build.add_argument("--resume", action="store_true",
+                       help="keep the complete shards of an interrupted sharded build, make the rest")
     build.set_defaults(func=cmd_build)
 
     lst = sub.add_parser("list", help="the registered benchmarks, the package of each and its entry point")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import TypeVar
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cogforge.core.errors import UserError, read_text
 
@@ -29,6 +29,17 @@ class Schema(BaseModel):
     """Base of every config schema: no unknown keys, no silent type coercion."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class RunConfig(Schema):
+    """A config's optional ``[run]`` table: where a build runs and how big it is. The same
+    flags on the command line win. It changes no item, so the manifest leaves it out."""
+
+    executor: Literal["local", "ray"] = "local"
+    address: str | None = None  # a Ray cluster's address, e.g. "10.0.0.5:6379"
+    processes: Annotated[int, Field(ge=1)] | None = None  # local executor's worker processes
+    scale: Annotated[int, Field(ge=1)] = 1
+    shard_size: Annotated[int, Field(ge=2)] | None = None
 
 
 def key_path(loc: tuple) -> str:

@@ -37,11 +37,17 @@ def splits_of(items: list[Item]) -> list[str]:
 
 def items_table(items: list[Item]) -> str:
     """Items per task (rows) and split (columns), with totals."""
-    splits = splits_of(items)
-    counts = Counter((i.task, i.split) for i in items)
-    tasks = list(dict.fromkeys(i.task for i in items))
+    return counts_table(Counter((i.task, i.split) for i in items))
+
+
+def counts_table(counts: Counter) -> str:
+    """:func:`items_table` from counts of ``(task, split)`` (tasks in first-counted order),
+    for builds that stream their items."""
+    found = {s for _t, s in counts}
+    splits = [s for s in SPLIT_ORDER if s in found] + sorted(found - set(SPLIT_ORDER))
+    tasks = list(dict.fromkeys(t for t, _s in counts))
     rows = [[t] + [counts[t, s] for s in splits] + [sum(counts[t, s] for s in splits)] for t in tasks]
-    rows.append(["total"] + [sum(counts[t, s] for t in tasks) for s in splits] + [len(items)])
+    rows.append(["total"] + [sum(counts[t, s] for t in tasks) for s in splits] + [sum(counts.values())])
     return markdown_table(["task", *splits, "total"], rows)
 
 
