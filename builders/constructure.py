@@ -35,6 +35,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -46,6 +47,7 @@ from cogforge.builders._filtering import filter_shortcuts
 from cogforge import __version__
 from cogforge.core.buildio import BuildWriter
 from cogforge.core.config import SPLIT_NAMES, Schema, check_splits, load
+from cogforge.core.parallel import draw_all
 from cogforge.core.stats import build_stats
 from cogforge.core.record import Item
 from cogforge.generators import constructure as images
@@ -561,6 +563,13 @@ def atomic_ok(graph: Graph, shown: str, name: str, yes: bool) -> bool:
     return any(graph.is_a(shown, s) for s in graph.senses(name)) == yes
 
 
+def image_bytes(source: str, key: str) -> bytes:
+    """A concept's picture: its emoji drawn (``key``: code points in hex), or a photo file."""
+    if source == "emoji":
+        return images.render_emoji("".join(chr(int(c, 16)) for c in key.split()))
+    return images.load_photo(Path(key))
+
+
 def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
           progress: bool = True) -> dict:
     """Build CONSTRUCTURE into ``out_dir``; returns the manifest (with timings)."""
@@ -673,12 +682,8 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
 
     needed = sorted({q["image"] for q in pending})
     with BuildWriter(out_dir) as writer:
-        path_of = {}
-        for node in tqdm(needed, desc="images", disable=not progress):
-            source, key = sources[node]
-            data = (images.render_emoji("".join(chr(int(c, 16)) for c in key.split())) if source == "emoji"
-                    else images.load_photo(Path(key)))
-            path_of[node] = writer.add_image(data)
+        pictures = draw_all([partial(image_bytes, *sources[node]) for node in needed], progress, desc="images")
+        path_of = {node: writer.add_image(data) for node, data in zip(needed, pictures)}
         items, counters = [], Counter()
         for q in pending:
             chain = chains[q["chain"]]

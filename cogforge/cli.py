@@ -8,6 +8,7 @@ checked before anything is written. Any other exception is a bug and keeps its t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import re
 import sys
@@ -98,21 +99,22 @@ def cmd_build(args: argparse.Namespace) -> int:
         kwargs["domains"] = [d.strip() for d in args.domains.split(",") if d.strip()]
     run = {"scale": args.scale, "resume": args.resume or None, "shard_size": args.shard_size}
     wants_executor = args.executor or args.address or args.processes is not None
-    for flag, value in [*run.items(), ("executor", wants_executor)]:
+    for flag, value in run.items():
         if value is None or value is False:
             continue
         if "scale" not in accepts:
-            raise UserError(f"--{flag.replace('_', '-')}: the {args.benchmark} builder builds in memory on this "
-                            "machine; sharded builds (--scale, --executor, --resume) are carv's and corecognition's")
-        if flag != "executor":
-            kwargs[flag] = value
-    from cogforge.core.executor import make_executor
+            raise UserError(f"--{flag.replace('_', '-')}: the {args.benchmark} builder builds in memory; sharded "
+                            "builds (--scale, --shard-size, --resume) are carv's and corecognition's")
+        kwargs[flag] = value
+    from cogforge.core.executor import make_executor, use
 
     executor = make_executor(args.executor or "local", args.address, args.processes) if wants_executor else None
     try:
-        manifest = benchmark.build(out_dir, seed=args.seed, config_path=args.config,
-                                   progress=not args.quiet, **kwargs,
-                                   **({"executor": executor} if executor else {}))
+        if executor and "executor" in accepts:
+            kwargs["executor"] = executor
+        with use(executor) if executor else contextlib.nullcontext():  # the builder's drawing runs there
+            manifest = benchmark.build(out_dir, seed=args.seed, config_path=args.config,
+                                       progress=not args.quiet, **kwargs)
     finally:
         if executor:
             executor.close()

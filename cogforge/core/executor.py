@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -86,7 +87,16 @@ def _take(entry: tuple[Any, Any], result: Callable[[Any], Any], label: Callable[
     except TaskFailed:
         raise
     except Exception as err:  # the task's own exception, as the engine reports it
+        _reraise_user_error(err)
         raise TaskFailed(label(arg), _cause(err)) from err
+
+
+def _reraise_user_error(err: BaseException) -> None:
+    """A mistake in what a person gave (a bad photo file) stays the one line it is."""
+    cause = getattr(err, "cause", None)
+    for candidate in (err, cause):
+        if isinstance(candidate, UserError):
+            raise candidate
 
 
 def _cause(err: BaseException) -> str:
@@ -115,7 +125,10 @@ class LocalExecutor(Executor):
             for arg in args:
                 try:
                     yield fn(arg)
+                except TaskFailed:
+                    raise
                 except Exception as err:
+                    _reraise_user_error(err)
                     raise TaskFailed(label(arg), _cause(err)) from err
             return
         pool = self._get_pool()
@@ -141,6 +154,7 @@ class RayExecutor(Executor):
                                 "(or pip install 'cogforge[ray]')") from None
         self._ray = ray
         self._owns = False
+        self._sigterm = signal.getsignal(signal.SIGTERM)  # ray.init installs its own; put back on close
         if not ray.is_initialized():
             if address and address != "auto":
                 _reachable(address)
@@ -163,6 +177,7 @@ class RayExecutor(Executor):
         if self._owns:
             self._ray.shutdown()
             self._owns = False
+            signal.signal(signal.SIGTERM, self._sigterm)
 
 
 def _reachable(address: str) -> None:
@@ -170,6 +185,12 @@ def _reachable(address: str) -> None:
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not port.isdigit():
         raise ExecutorError(f"--address {address!r}: give the Ray cluster's HOST:PORT, e.g. 10.0.0.5:6379")
+    try:  # Ray dials 127.0.0.1 and localhost as this machine's own address: probe what it dials
+        from ray._private.services import canonicalize_bootstrap_address
+
+        host = (canonicalize_bootstrap_address(f"{host}:{port}") or f"{host}:{port}").rpartition(":")[0]
+    except (ImportError, ValueError, OSError):
+        pass
     try:
         socket.create_connection((host, int(port)), timeout=5).close()
     except OSError as err:

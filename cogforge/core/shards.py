@@ -269,14 +269,14 @@ def build_sharded(out_dir: Path | str, header: dict[str, Any], shards: list[Shar
                              "run again with --resume") from None
         finally:
             bar.close()
-        manifest = _merge(staging, header, shards)
+        manifest = _merge(staging, header, shards, sorted(files or {}))
         os.remove(planned)
         replace_dir(staging, out_dir)
     manifest["made_shards"] = len(todo)  # returned, never written: resumed or not, same bytes
     return manifest
 
 
-def _merge(root: Path, header: dict[str, Any], shards: list[Shard]) -> dict[str, Any]:
+def _merge(root: Path, header: dict[str, Any], shards: list[Shard], shared: list[str]) -> dict[str, Any]:
     """The merged manifest (written), from the shard manifests, streamed."""
     by_task_split: Counter = Counter()
     tallies: dict[str, Counter] = {}
@@ -321,6 +321,7 @@ def _merge(root: Path, header: dict[str, Any], shards: list[Shard]) -> dict[str,
     top = sorted(p for p in root.iterdir() if p.is_file() and p.name != "plan.json")
     listed = {p.name: sha256_file(p) for p in top}
     listed |= {f"shards/{s.name}.json": sha256_file(root / "shards" / f"{s.name}.json") for s in shards}
+    listed |= {rel: sha256_file(root / rel) for rel in shared}  # files every shard shares (CARV's states)
     manifest = {**header, "layout": LAYOUT, "shards": {"count": len(shards), "size": max(s.count for s in shards)},
                 "counts": counts, "files": dict(sorted(listed.items()))}
     (root / "manifest.json").write_text(dump_json(manifest), encoding="utf-8")
