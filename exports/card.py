@@ -41,7 +41,7 @@ def yaml_header(info: dict, plugin: Any) -> str:
     lines += ["size_categories:", f"- {_size_category(info['items'])}",
               "configs:", "- config_name: default", "  data_files:"]
     for split in splits:
-        lines += [f"  - split: {split}", f"    path: data/{split}.parquet"]
+        lines += [f"  - split: {split}", f"    path: {info.get('data_files', {}).get(split, f'data/{split}.parquet')}"]
     # `sequence:` is the form every `datasets` version reads (4.x and later load it as List).
     lines += ["dataset_info:", "  features:",
               "  - name: id", "    dtype: string", "  - name: benchmark", "    dtype: string",
@@ -56,10 +56,24 @@ def yaml_header(info: dict, plugin: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+SHARDED_EXPORTS = ("This release comes from a sharded (training-scale) build: its rows are parquet parts, "
+                   "`data/<split>/part-NNNNN.parquet`, written one shard at a time. The evaluation suites' "
+                   "formats are not written for it (VLMEvalKit TSVs, lmms-eval task folders, a benchmark's "
+                   "own layouts): each reads a whole split at once, images inline, and is meant for "
+                   "paper-sized benchmarks; release a default build for them.")
+
+
 def evaluate_with(info: dict, plugin: Any) -> list[str]:
     """How to run each tool the field uses on this release, with the exact commands."""
     folder = f"releases/{info['benchmark']}/{info['version']}"
     names = info.get("vlmevalkit", [])
+    if info.get("layout") == "sharded":
+        return ["## Evaluate with ...", "", SHARDED_EXPORTS, "",
+                f"`cogforge eval score --release {folder} --predictions <file.jsonl>` scores predictions "
+                "(JSON lines with `id` and `response`).", "", "### datasets and parquet", "",
+                f'`load_dataset("{folder}")` (the `default` config reads `data/<split>/*.parquet`), or '
+                '`load_dataset("parquet", data_files="data/<split>/*.parquet", streaming=True)` to read '
+                "part by part."] + getattr(plugin, "EVALUATE_WITH", [])
     out = ["## Evaluate with ...", "", "### VLMEvalKit", "",
            "Copy the TSVs of `exports/vlmevalkit/` into `$LMUData` (default `~/LMUData`) and run "
            "`python run.py --mode infer --data <name> ... --model <model>` with any of: "
@@ -98,9 +112,12 @@ def card(info: dict, qc: dict, plugin: Any, changes: dict | None,
            f'ds = load_dataset("path/to/{info["benchmark"]}/{info["version"]}", split="{split0}")',
            'ds[0]["images"]  # list of PIL images, in prompt order',
            'import json; json.loads(ds[0]["meta"])  # benchmark ground truth', "```", "",
-           "`data/<split>.parquet` holds every row with its images embedded, so the parquet files "
+           ("`data/<split>/part-NNNNN.parquet` (one part per build shard) hold" if info.get("layout") == "sharded"
+            else "`data/<split>.parquet` holds")
+           + " every row with its images embedded, so the parquet files "
            "alone are the dataset (tested with `datasets` 5.2 and 3.6; older than 4.0 works too). "
-           "The same rows are in `data/<split>.jsonl`, with `file_names` relative to `data/`, and each "
+           "The same rows are in " + ("`data/<split>/part-NNNNN.jsonl`" if info.get("layout") == "sharded"
+                                      else "`data/<split>.jsonl`") + ", with `file_names` relative to `data/`, and each "
            "image is stored once in `data/images/` (named by its sha256).", "",
            "## Structure and fields", "", "| split | items |", "| --- | --- |"]
     out += [f"| {s} | {n} |" for s, n in info["splits"].items()]
@@ -167,14 +184,19 @@ def croissant(info: dict, files: dict[str, str], plugin: Any) -> dict[str, Any]:
     record_sets = []
     for split in info["splits"]:
         source = f"data/{split}.parquet"
+        if info.get("layout") == "sharded":  # the split's parts, as one file set
+            source = f"{split}-parts"
+            distribution.append(mlc.FileSet(id=source, name=source, includes=[f"data/{split}/*.parquet"],
+                                            encoding_formats=["application/x-parquet"]))
         fields = []
+        key = "file_set" if info.get("layout") == "sharded" else "file_object"
         for column, description in ROW_FIELDS.items():
             extract = mlc.Extract(column=column)
             if column == "images":  # PNG bytes in the parquet: a consumer gets PIL images
                 fields.append(mlc.Field(
                     id=f"{split}/images", name="images", description=description,
                     data_types=[mlc.DataType.IMAGE_OBJECT], repeated=True,
-                    source=mlc.Source(file_object=source, extract=extract,
+                    source=mlc.Source(**{key: source}, extract=extract,
                                       transforms=[mlc.Transform(json_path="bytes")])))
                 continue
             repeated = column == "options"
@@ -182,7 +204,7 @@ def croissant(info: dict, files: dict[str, str], plugin: Any) -> dict[str, Any]:
                 id=f"{split}/{column}", name=column, description=description,
                 data_types=[mlc.DataType.TEXT], is_array=repeated or None,
                 array_shape="-1" if repeated else None,
-                source=mlc.Source(file_object=source, extract=extract)))
+                source=mlc.Source(**{key: source}, extract=extract)))
         record_sets.append(mlc.RecordSet(id=split, name=split, fields=fields,
                                          description=f"The {split} split, one record per item."))
     metadata = mlc.Metadata(

@@ -6,6 +6,13 @@ exists is never overwritten. ``MANIFEST.sha256`` lists every file; ``verify`` (i
 :mod:`cogforge.core.releases`, with reading a release) re-checks it. ``diff`` compares
 two releases item by item, and each new release records its changes since the previous
 version in its card and ``release.json``.
+
+A sharded build (``items/part-*.jsonl``, a training-scale build) is released one shard at
+a time: its rows go to ``data/<split>/part-NNNNN.parquet`` (and ``.jsonl``), one part per
+build shard and split, in build order, with the row schema of ``data/<split>.parquet``.
+The evaluation suites' formats (VLMEvalKit TSVs, the lmms-eval task folder, a
+benchmark's own layouts) read a whole split at once and are not written for it; the
+card says so.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import json
 import os
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +30,8 @@ from cogforge import __version__
 from cogforge.core import registry
 from cogforge.core.buildio import clean_stale, dump_json, sha256_file
 from cogforge.core.record import read_items
-from cogforge.core.releases import ReleaseError, read_rows
+from cogforge.core.releases import ReleaseError, iter_rows, read_rows
+from cogforge.core.shards import is_sharded, iter_shards
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
@@ -85,6 +94,34 @@ def _write_parquet(rows: list[dict], data_dir: Path, path: Path) -> None:
                    dictionary_pagesize_limit=1 << 30, data_page_size=1 << 20)
 
 
+def _write_sharded_data(build_dir: Path, data: Path) -> dict[str, int]:
+    """A sharded build's rows as ``data/<split>/part-NNNNN.parquet`` (and ``.jsonl``), one build
+    shard in memory at a time; returns the items per split. Parts are numbered per split in
+    build order, so a split's parts read in order give its rows in build order."""
+    counts: Counter = Counter()
+    parts: Counter = Counter()
+    copied: set[str] = set()
+    for _record, items_path in iter_shards(build_dir):
+        splits: dict[str, list[dict]] = {}
+        for item in read_items(items_path):
+            for rel in item.images:
+                if rel not in copied:
+                    (data / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(build_dir / rel, data / rel)
+                    copied.add(rel)
+            splits.setdefault(item.split, []).append(to_row(item))
+        for split, rows in splits.items():
+            folder = data / split
+            folder.mkdir(exist_ok=True)
+            name = f"part-{parts[split]:05d}"
+            parts[split] += 1
+            (folder / f"{name}.jsonl").write_text(
+                "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+            _write_parquet(rows, data, folder / f"{name}.parquet")
+            counts[split] += len(rows)
+    return dict(sorted(counts.items()))
+
+
 def _manifest_text(folder: Path) -> tuple[str, dict[str, str]]:
     files = {p.relative_to(folder).as_posix(): sha256_file(p)
              for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "MANIFEST.sha256"}
@@ -119,11 +156,7 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
     plugin = _plugin(benchmark)
     manifest_bytes = (build_dir / "manifest.json").read_bytes()
     manifest = json.loads(manifest_bytes)
-    items = read_items(build_dir / "items.jsonl")
-    rows = [to_row(i) for i in items]
-    splits: dict[str, list[dict]] = {}
-    for row in rows:
-        splits.setdefault(row["split"], []).append(row)
+    sharded = is_sharded(build_dir)
 
     root.mkdir(parents=True, exist_ok=True)
     final_tmp = root / f".{version}.tmp-{os.getpid()}"
@@ -133,23 +166,38 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
     try:
         data = final_tmp / "data"
         (data / "images").mkdir(parents=True)
-        for rel in sorted({p for i in items for p in i.images}):
-            shutil.copyfile(build_dir / rel, data / rel)
-        for split, split_rows in splits.items():
-            (data / f"{split}.jsonl").write_text(
-                "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in split_rows), encoding="utf-8")
-            _write_parquet(split_rows, data, data / f"{split}.parquet")
-        from cogforge.exports import lmms_eval
-        from cogforge.exports.interop import ExportError, write_vlmevalkit
+        if sharded:
+            # training scale: rows stream shard by shard into parquet parts; the evaluation
+            # suites' formats (VLMEvalKit TSVs, lmms-eval tasks, a benchmark's own layouts)
+            # read a whole split at once and are not written (the card says so)
+            rows = None
+            split_counts = _write_sharded_data(build_dir, data)
+            vlmevalkit, extra, lmms_names = [], {}, {}
+        else:
+            items = read_items(build_dir / "items.jsonl")
+            rows = [to_row(i) for i in items]
+            splits: dict[str, list[dict]] = {}
+            for row in rows:
+                splits.setdefault(row["split"], []).append(row)
+            split_counts = {s: len(r) for s, r in splits.items()}
+            for rel in sorted({p for i in items for p in i.images}):
+                shutil.copyfile(build_dir / rel, data / rel)
+            for split, split_rows in splits.items():
+                (data / f"{split}.jsonl").write_text(
+                    "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in split_rows), encoding="utf-8")
+                _write_parquet(split_rows, data, data / f"{split}.parquet")
+            from cogforge.exports import lmms_eval
+            from cogforge.exports.interop import ExportError, write_vlmevalkit
 
-        try:
-            vlmevalkit = write_vlmevalkit(rows, benchmark, data, final_tmp / "exports" / "vlmevalkit",
-                                          getattr(plugin, "VLMEVALKIT_DROP", ()))
-        except ExportError as err:
-            raise ReleaseError(f"{build_dir}: {err}") from None
-        extra: dict[str, str | bytes] = lmms_eval.files(benchmark, version, rows)
-        if plugin and hasattr(plugin, "extra_exports"):
-            extra |= plugin.extra_exports(rows, build_dir)
+            try:
+                vlmevalkit = write_vlmevalkit(rows, benchmark, data, final_tmp / "exports" / "vlmevalkit",
+                                              getattr(plugin, "VLMEVALKIT_DROP", ()))
+            except ExportError as err:
+                raise ReleaseError(f"{build_dir}: {err}") from None
+            extra: dict[str, str | bytes] = lmms_eval.files(benchmark, version, rows)
+            if plugin and hasattr(plugin, "extra_exports"):
+                extra |= plugin.extra_exports(rows, build_dir)
+            lmms_names = lmms_eval.readme_names(benchmark, rows)
         for rel, content in extra.items():
             (final_tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
@@ -165,18 +213,26 @@ def release(build_dir: Path | str, version: str, releases_root: Path | str = "re
         (final_tmp / "qc_report.md").write_text(markdown(report))
 
         prev = previous_version(root, version)
-        changes = diff_rows(read_rows(root / prev), rows) | {"from": prev} if prev else None
+        if prev and sharded:
+            changes = diff_streams(root / prev, final_tmp) | {"from": prev}
+        else:
+            changes = diff_rows(read_rows(root / prev), rows) | {"from": prev} if prev else None
         info = {
             "benchmark": benchmark, "version": version, "toolkit_version": __version__,
             "seed": manifest.get("seed"), "renderer": manifest.get("renderer"),
             "build_manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
-            "items": len(rows), "splits": {s: len(r) for s, r in splits.items()},
+            "items": sum(split_counts.values()), "splits": split_counts,
             "tasks": dict(sorted(manifest.get("counts", {}).get("by_task", {}).items())),
             "citation": (manifest.get("config") or {}).get("citation") or None,
-            "vlmevalkit": vlmevalkit, "lmms_eval": lmms_eval.readme_names(benchmark, rows),
+            "vlmevalkit": vlmevalkit, "lmms_eval": lmms_names,
             "extra_exports": sorted({rel.split("/")[1] for rel in extra if rel.count("/") > 1}
                                     - {"lmms_eval"}),
-            "split_bytes": {s: (data / f"{s}.parquet").stat().st_size for s in splits},
+            "split_bytes": {s: (sum(p.stat().st_size for p in (data / s).glob("part-*.parquet")) if sharded
+                                else (data / f"{s}.parquet").stat().st_size) for s in split_counts},
+            # a sharded build's rows are in parts: data/<split>/part-NNNNN.{parquet,jsonl}
+            **({"layout": "sharded", "data_files": {s: f"data/{s}/*.parquet" for s in split_counts},
+                "parts": {s: len(list((data / s).glob("part-*.parquet"))) for s in split_counts}}
+               if sharded else {}),
             "stats_md": (build_dir / "stats.md").read_text(encoding="utf-8") if (build_dir / "stats.md").is_file() else None,
         }
         from cogforge.exports.card import card, croissant
@@ -217,6 +273,26 @@ def diff_rows(old: list[dict], new: list[dict]) -> dict:
             changed.append({"id": item_id, "fields": fields})
     return {"added": sorted(b.keys() - a.keys()), "removed": sorted(a.keys() - b.keys()),
             "changed": changed}
+
+
+def _row_digest(row: dict) -> bytes:
+    return hashlib.blake2b(json.dumps(row, sort_keys=True, ensure_ascii=False).encode("utf-8"), digest_size=8).digest()
+
+
+def diff_streams(release_a: Path, release_b: Path) -> dict:
+    """:func:`diff_rows` of two releases read row by row: an id and an 8-byte digest per row
+    in memory, and the rows that changed."""
+    old = {r["id"]: _row_digest(r) for r in iter_rows(release_a)}
+    new_ids, changed_ids = set(), set()
+    for row in iter_rows(release_b):
+        new_ids.add(row["id"])
+        if row["id"] in old and old[row["id"]] != _row_digest(row):
+            changed_ids.add(row["id"])
+    before = {r["id"]: r for r in iter_rows(release_a) if r["id"] in changed_ids}
+    changed = {r["id"]: [k for k in r if before[r["id"]].get(k) != r.get(k)]
+               for r in iter_rows(release_b) if r["id"] in changed_ids}
+    return {"added": sorted(new_ids - old.keys()), "removed": sorted(old.keys() - new_ids),
+            "changed": [{"id": i, "fields": changed[i]} for i in sorted(changed)]}
 
 
 def diff(release_a: Path | str, release_b: Path | str) -> dict:

@@ -2,6 +2,7 @@
 
 ``run_qc(build)`` runs the checks every benchmark gets (``qc/checks.py``) and the
 benchmark's own (its registered descriptor's ``checks``), and returns a :class:`qc.core.Report`.
+A sharded build (``items/part-*.jsonl``) is checked shard by shard (``qc/sharded.py``).
 ``write_report`` writes ``qc_report.json`` and ``qc_report.md`` to a folder of its own.
 """
 
@@ -22,8 +23,16 @@ def run_qc(build_dir: Path | str, decisions: Path | str | None = None) -> Report
         build_dir: the build folder.
         decisions: a decisions file; default ``annotation/decisions/<benchmark>.jsonl``.
     """
+    from cogforge.core.shards import is_sharded
     from cogforge.qc.checks import CHECKS
 
+    if is_sharded(build_dir):
+        from cogforge.qc.sharded import read_manifest, run_sharded
+
+        manifest, _ = read_manifest(Path(build_dir))
+        benchmark = manifest.get("benchmark", Path(build_dir).name)
+        return run_sharded(Path(build_dir), load_decisions(decisions or decisions_path(benchmark)),
+                           CHECKS + benchmark_checks(benchmark))
     build = load_build(build_dir)
     build.decisions = load_decisions(decisions or decisions_path(build.benchmark))
     return run_checks(build, CHECKS + benchmark_checks(build.benchmark))

@@ -8,6 +8,7 @@ changed; none of them needs the code that wrote it, so reading lives in the core
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from cogforge.core.buildio import sha256_file
@@ -19,17 +20,27 @@ class ReleaseError(UserError, RuntimeError):
     that cannot be read."""
 
 
-def read_rows(release: Path | str) -> list[dict]:
-    """Every row of a release, all splits, in file order."""
-    rows = []
-    for path in sorted((Path(release) / "data").glob("*.jsonl")):
+def row_files(release: Path | str) -> list[Path]:
+    """A release's JSON lines files in read order: ``data/<split>.jsonl`` by split name, or
+    for a release of a sharded build ``data/<split>/part-NNNNN.jsonl``, by split, then part."""
+    data = Path(release) / "data"
+    return sorted(data.glob("*.jsonl")) or sorted(data.glob("*/part-*.jsonl"))
+
+
+def iter_rows(release: Path | str) -> Iterator[dict]:
+    """Every row of a release, all splits, in file order, one file in memory at a time."""
+    for path in row_files(release):
         for number, line in enumerate(read_text(path, "release data file").splitlines(), 1):
             if line.strip():
                 row = parse_json(line, path, "release row", number)
                 if not isinstance(row, dict) or not {"id", "task", "split", "answer", "options", "meta"} <= set(row):
                     raise ReleaseError(f"{path}:{number}: not a release row; make the release again")
-                rows.append(row)
-    return rows
+                yield row
+
+
+def read_rows(release: Path | str) -> list[dict]:
+    """Every row of a release, all splits, in file order."""
+    return list(iter_rows(release))
 
 
 def verify(folder: Path | str) -> list[str]:
