@@ -319,3 +319,35 @@ def people(conn) -> dict[str, int]:
                                         password=secrets.token_urlsafe(12))
         ids[user.email] = user.id
     return ids
+
+
+# --------------------------------------------------------------------------- a Ray cluster
+# A real Ray cluster on this machine for the distributed builds (tests/test_distributed.py): a
+# head and a second worker node, one CPU each, no dashboard UI, started once and stopped at the
+# end of the session. Builds reach it by its address, as they would reach a cluster of several
+# machines. The nodes take Ray's default node address (this machine's own interface): Ray
+# rewrites 127.0.0.1 in the address a driver is given to that address, so a cluster bound to
+# 127.0.0.1 cannot be reached by `--address 127.0.0.1:PORT`.
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """``ray.cluster_utils.Cluster``: ``.address`` is the head's HOST:PORT, ``.worker_nodes``
+    the second node (a test may remove it for a one-node build and add one back)."""
+    import signal
+
+    import ray
+    from ray.cluster_utils import Cluster
+
+    # Ray's node sets a SIGTERM handler that kills the node's processes; the forked workers of
+    # later tests would inherit it. The nodes die with this process anyway (Linux fate-sharing).
+    sigterm = signal.getsignal(signal.SIGTERM)
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    signal.signal(signal.SIGTERM, sigterm)
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        yield cluster
+    finally:
+        ray.shutdown()  # a driver a failed test left connected
+        cluster.shutdown()
