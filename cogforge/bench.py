@@ -340,12 +340,183 @@ def bench_mathematics(work: Path) -> list[tuple[str, str]]:
     return rows
 
 
-def main() -> int:
+# --------------------------------------------------------------------------- scaled builds (issue 27)
+# A sharded build (``cogforge build NAME --scale N``) on each executor, and its cost as it
+# grows. Figures are items/s over the whole build call (CARV's includes drawing its images
+# once, whatever the scale) and peak RSS of a child process that runs the build alone.
+
+SCALED = {"CARV": "carv", "CoreCognition": "corecognition"}
+# Scales of the memory and linearity figures; COGFORGE_BENCH_SCALES=1,10,100 sets both.
+# CoreCognition's 100x (75,400 items, PNG encoding) takes 35-80 minutes on one process.
+SCALES = {"carv": (1, 10, 100), "corecognition": (1, 10)}
+SCALES_ENV = "COGFORGE_BENCH_SCALES"
+# The executor comparison's build sizes: long enough that a worker's start is a small part.
+EXECUTOR_SCALE = {"carv": 10, "corecognition": 1}
+
+
+def _note(text: str) -> None:
+    """A line on stderr as each figure is measured (the table comes at the end)."""
+    import sys
+
+    print(f"bench: {text}", file=sys.stderr, flush=True)
+
+
+def _scaled_build(builder: str, out: Path, scale: int, executor) -> tuple[int, float, str]:
+    """A sharded build: its items, its wall seconds and its manifest's sha256."""
+    import hashlib
+    import importlib
+
+    module = importlib.import_module(f"cogforge.builders.{builder}")
+    started = time.perf_counter()
+    manifest = module.build(out, scale=scale, executor=executor, sharded=True, progress=False)
+    wall = time.perf_counter() - started
+    digest = hashlib.sha256((out / "manifest.json").read_bytes()).hexdigest()
+    shutil.rmtree(out)
+    return manifest["counts"]["items"], wall, digest
+
+
+def bench_executors(work: Path) -> list[tuple[str, str]]:
+    """Items/s of a scaled sharded build on the local executor (1 and 2 processes) and on a
+    real Ray cluster on this machine (a head of 1 CPU; then a second node of 1 CPU), and
+    Ray's overhead against the local executor with as many workers."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    from cogforge.core.executor import make_executor
+
+    runs: dict[tuple[str, str], tuple[int, float, str]] = {}
+
+    def measure(setup: str, executor) -> None:
+        with executor:
+            for label, builder in SCALED.items():
+                runs[label, setup] = _scaled_build(builder, work / builder, EXECUTOR_SCALE[builder], executor)
+                items, wall, _ = runs[label, setup]
+                _note(f"{label} x{EXECUTOR_SCALE[builder]} on {setup}: {items:,} items in {wall:.1f} s")
+
+    for processes in (1, 2):
+        measure(f"local, {processes} process{'es' if processes > 1 else ''}", make_executor("local", processes=processes))
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        cluster.wait_for_nodes()
+        measure("Ray, 1 node", make_executor("ray", cluster.address))
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        measure("Ray, 2 nodes", make_executor("ray", cluster.address))
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    rows = []
+    for label, builder in SCALED.items():
+        items = runs[label, "local, 1 process"][0]
+        setups = [setup for (name, setup) in runs if name == label]
+        for setup in setups:
+            n, wall, _ = runs[label, setup]
+            rows.append((f"{label} x{EXECUTOR_SCALE[builder]} sharded build ({n:,} items), {setup}: items/s",
+                         f"{n / wall:.0f} ({wall:.1f} s)"))
+        for ray_setup, local_setup in (("Ray, 1 node", "local, 1 process"), ("Ray, 2 nodes", "local, 2 processes")):
+            overhead = runs[label, ray_setup][1] / runs[label, local_setup][1] - 1
+            rows.append((f"{label}: Ray overhead, {ray_setup} vs {local_setup} (wall; target < 20%)",
+                         f"{100 * overhead:+.0f}%"))
+        same = len({runs[label, setup][2] for setup in setups}) == 1
+        rows.append((f"{label}: same manifest bytes on all four ({items:,} items)", "yes" if same else "NO"))
+    return rows
+
+
+def scaled_child(builder: str, scale: int, out: str) -> None:
+    """The child process of :func:`bench_scaling`: one sharded build on one process (this
+    one), its items and wall seconds printed as JSON."""
+    import json
+
+    from cogforge.core.executor import make_executor
+
+    with make_executor("local", processes=1) as executor:
+        items, wall, _ = _scaled_build(builder, Path(out), scale, executor)
+    status = Path("/proc/self/status").read_text().splitlines()
+    peak_kib = int(next(line for line in status if line.startswith("VmHWM:")).split()[1])
+    print(json.dumps({"items": items, "wall": wall, "peak_mib": peak_kib / 1024}))
+
+
+def _run_child(builder: str, scale: int, out: Path) -> tuple[int, float, float]:
+    """Items, wall seconds and peak RSS (MiB) of a sharded build in a fresh child process.
+    The peak is the child's own ``VmHWM`` (``/proc/self/status``), read when its build is
+    done: with one process the build starts no worker, so this is the whole build's peak.
+    Not ``ru_maxrss`` from ``os.wait4``: Linux carries the parent's resident set at the
+    fork into the child's ``ru_maxrss``, which would hide a child smaller than this bench."""
+    import json
+    import subprocess
+    import sys
+
+    code = f"from cogforge.bench import scaled_child; scaled_child({builder!r}, {scale}, {str(out)!r})"
+    done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{builder} x{scale} build failed in its child process (exit {done.returncode})")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["items"], result["wall"], result["peak_mib"]
+
+
+def _scales() -> dict[str, tuple[int, ...]]:
+    text = os.environ.get(SCALES_ENV, "").strip()
+    if not text:
+        return SCALES
+    try:
+        scales = tuple(int(s) for s in text.split(","))
+    except ValueError:
+        scales = ()
+    if not scales or min(scales) < 1:
+        import sys
+
+        print(f"cogforge: {SCALES_ENV}={text!r}: give whole scales of 1 or more separated by commas, e.g. 1,10,100",
+              file=sys.stderr)
+        raise SystemExit(2)
+    return {builder: scales for builder in SCALES}
+
+
+def bench_scaling(work: Path) -> list[tuple[str, str]]:
+    """Peak RSS and items/s of a sharded build on one process at each scale (default CARV
+    1x/10x/100x, CoreCognition 1x/10x; ``COGFORGE_BENCH_SCALES=1,10,100`` for both):
+    memory should stay flat and the cost per item constant as the build grows."""
+    scales = _scales()
+    rows = [(f"scaled builds: scales ({SCALES_ENV})",
+             "; ".join(f"{label} {','.join(map(str, scales[b]))}" for label, b in SCALED.items()))]
+    for label, builder in SCALED.items():
+        measured = {}
+        for scale in scales[builder]:
+            items, wall, peak = measured[scale] = _run_child(builder, scale, work / builder)
+            _note(f"{label} x{scale} on 1 process: {items:,} items in {wall:.1f} s, peak RSS {peak:.0f} MiB")
+            rows.append((f"{label} x{scale} sharded build, 1 process: items / items/s / peak RSS (MiB)",
+                         f"{items:,} / {items / wall:.0f} / {peak:.0f}"))
+        ordered = sorted(measured)
+        for low, high in zip(ordered, ordered[1:]):
+            (n0, w0, _), (n1, w1, _) = measured[low], measured[high]
+            rows.append((f"{label}: items/s of the items added from x{low} to x{high} (marginal)",
+                         f"{(n1 - n0) / (w1 - w0):.0f}"))
+        first, last = ordered[0], ordered[-1]
+        if last != first:
+            (n0, w0, m0), (n1, w1, m1) = measured[first], measured[last]
+            rows.append((f"{label}: peak RSS x{last} / x{first} (target <= 1.5)", f"{m1 / m0:.2f}"))
+            rows.append((f"{label}: items/s x{last} / x{first} (target >= 0.8)", f"{(n1 / w1) / (n0 / w0):.2f}"))
+    return rows
+
+
+BENCHES = (bench_carv, bench_constructure, bench_cogevolve, bench_symbols, bench_physics, bench_mathematics,
+           bench_culture, bench_language, bench_corecognition, bench_executors, bench_scaling)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m cogforge.bench [NAME ...]``: every bench, or those named (``executors``,
+    ``scaling``, ``carv``, ...)."""
+    import sys
+
+    names = sys.argv[1:] if argv is None else argv
+    known = {b.__name__.removeprefix("bench_"): b for b in BENCHES}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        print(f"cogforge: bench: no bench called {unknown[0]!r}; use one of {', '.join(known)}", file=sys.stderr)
+        return 2
+    chosen = [known[n] for n in names] if names else list(BENCHES)
     work = Path(tempfile.mkdtemp(prefix="cogforge-bench-"))
     try:
-        rows = bench_carv(work) + bench_constructure(work) + bench_cogevolve(work) + bench_symbols(work)
-        rows += bench_physics(work) + bench_mathematics(work) + bench_culture(work) + bench_language(work)
-        rows += bench_corecognition(work)
+        rows = [row for bench in chosen for row in bench(work)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     width = max(len(name) for name, _ in rows)

@@ -277,38 +277,51 @@ def build_sharded(out_dir: Path | str, header: dict[str, Any], shards: list[Shar
 
 
 def _merge(root: Path, header: dict[str, Any], shards: list[Shard], shared: list[str]) -> dict[str, Any]:
-    """The merged manifest (written), from the shard manifests, streamed."""
+    """The merged manifest (written), from the shard manifests, streamed in two passes:
+    8 bytes an item (its content key) and 16 a test item (content and unit keys) stay in
+    memory."""
+
+    def records():
+        for shard in shards:
+            record = json.loads((root / "shards" / f"{shard.name}.json").read_text())
+            yield (shard, record, np.array([int(k, 16) for k in record["keys"]], dtype=np.uint64),
+                   np.array(record["splits"]))
+
+    def units(record, mask) -> np.ndarray:
+        return np.array([int(k, 16) for k, m in zip(record["units"], mask) if m], dtype=np.uint64)
+
     by_task_split: Counter = Counter()
     tallies: dict[str, Counter] = {}
     keys: dict[str, list[np.ndarray]] = {}
-    by_split: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    test_keys: list[np.ndarray] = []
+    test_units: list[np.ndarray] = []
     shown: list[np.ndarray] = []
-    for shard in shards:
-        record = json.loads((root / "shards" / f"{shard.name}.json").read_text())
-        shard_keys = np.array([int(k, 16) for k in record["keys"]], dtype=np.uint64)
-        shard_units = np.array([int(k, 16) for k in record["units"]], dtype=np.uint64)
-        splits = np.array(record["splits"])
+    for shard, record, shard_keys, splits in records():
         keys.setdefault(shard.task, []).append(shard_keys)
         shown.append(np.array([int(k, 16) for k in record["shown"]], dtype=np.uint64))
-        for split in sorted(set(record["splits"])):
-            by_split.setdefault(split, []).append((shard_keys[splits == split], shard_units[splits == split]))
+        if len(shown) > 64:  # images shared across shards (CARV's states) are held once
+            shown = [np.unique(np.concatenate(shown))]
+        test_keys.append(shard_keys[splits == "test"])
+        test_units.append(units(record, splits == "test"))
         by_task_split.update((shard.task, s) for s in record["splits"])
         for name, counts in record.get("tallies", {}).items():
             tallies.setdefault(name, Counter()).update(counts)
     duplicates = {}
-    for task, parts in keys.items():
-        joined = np.concatenate(parts)
+    for task in list(keys):
+        joined = np.concatenate(keys.pop(task))
         repeats = len(joined) - len(np.unique(joined))
         duplicates[task] = {"items": len(joined), "repeats": int(repeats),
                             "rate": round(repeats / len(joined), 6) if len(joined) else 0.0}
-    overlap = {}
-    if "test" in by_split:
-        test_keys = np.unique(np.concatenate([k for k, _u in by_split["test"]]))
-        test_units = np.unique(np.concatenate([u for _k, u in by_split["test"]]))
-        for split, parts in sorted(by_split.items()):
-            if split != "test":
-                overlap[f"test_in_{split}"] = int(sum(
-                    (np.isin(k, test_keys) | np.isin(u, test_units)).sum() for k, u in parts))
+    overlap: Counter = Counter()
+    if any(s == "test" for _t, s in by_task_split):
+        seen_keys, seen_units = np.unique(np.concatenate(test_keys)), np.unique(np.concatenate(test_units))
+        for _shard, record, shard_keys, splits in records():
+            for split in sorted(set(record["splits"]) - {"test"}):
+                mask = splits == split
+                overlap[f"test_in_{split}"] += int((np.isin(shard_keys[mask], seen_keys)
+                                                    | np.isin(units(record, mask), seen_units)).sum())
+        overlap.update({f"test_in_{s}": 0 for _t, s in by_task_split if s != "test"})
+    overlap = dict(sorted(overlap.items()))
     images = len(np.unique(np.concatenate(shown)))  # the images items show, as a default build counts them
     stats = counts_table(by_task_split) + "\n\n" + f"Distinct images: {images:,}.\n"
     (root / "stats.md").write_text(stats, encoding="utf-8")
