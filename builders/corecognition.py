@@ -156,7 +156,8 @@ def _make_items(concept: str, planned: list[tuple], pictures: Iterator[list[byte
                 dropped: Counter) -> tuple[list[Item], list[str]]:
     """A concept's items from its planned pairs and their drawn pictures (two per pair, in
     order), numbered from ``first``; ``store(png, folder)`` keeps an image and returns its
-    path. Returns the items and, per item, its pair's unit (the control's parameters)."""
+    path. Returns the items and, per item, its pair's unit (the scene: the control's parameters
+    but the causal one)."""
     used: dict[str, Counter] = defaultdict(Counter)
     shown, items, units = set(), [], []
     name, stage, _paper = cc.CONCEPTS[concept]
@@ -173,7 +174,10 @@ def _make_items(concept: str, planned: list[tuple], pictures: Iterator[list[byte
             options = order_options(options, family.answer(control), family.answer(twin), used[family.name],
                                     random.Random(order_key))
         pair_id = f"{family.name}-{k:04d}" if not part else f"{family.name}-{part}-{k:04d}"
-        unit = json.dumps([family.name, control], sort_keys=True)
+        # The pair's scene: every parameter but the causal one, which control and twin share,
+        # so a pair whose control is another pair's twin is the same unit (and split).
+        unit = json.dumps([family.name, {k: v for k, v in control.items() if k != family.causal_param}],
+                          sort_keys=True)
         split = split_of_pair(pair_id, unit)
         for role, params in (("control", control), ("manipulated", twin)):
             pics = pictures_of[role]
@@ -199,7 +203,8 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
 
     ``scale``, ``executor``, ``resume``, ``shard_size`` and ``sharded`` make a sharded build
     (:mod:`cogforge.core.shards`; see ``builders.carv.build``). Its splits go by the pair's
-    content (the control's parameters), so the same pair drawn in two shards is in one split.
+    scene (every parameter but the causal one), so a pair drawn twice, or one whose control is
+    another's twin, is in one split.
     """
     started = time.perf_counter()
     config, seed, modules = _config(config_path, seed)

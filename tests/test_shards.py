@@ -5,6 +5,7 @@ tests/test_distributed.py."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -76,16 +77,23 @@ def toy_shard(shard: shards.Shard) -> shards.ShardOutput:
 
 
 def test_repeats_and_leaks_across_shards_are_counted(tmp_path):
-    """A shard's items are distinct; the manifest counts every repeat against the items
-    before it, whichever shard they came from, and test content seen in train."""
+    """A shard's items are distinct, yet shards repeat each other: the merge drops every
+    item of another split that shows a test item's content (with its unit), and counts the
+    repeats that remain against the items before them, whichever shard they came from."""
     plan = shards.plan({"t": 20}, 5)
     manifest = shards.build_sharded(tmp_path / "b", {"benchmark": "toy"}, plan, toy_shard, LocalExecutor(1),
                                     progress=False)
-    assert manifest["counts"]["duplicates"]["t"] == {"items": 20, "repeats": 13, "rate": 0.65}
-    assert manifest["counts"]["made"] == {"t": 20} and manifest["counts"]["items"] == 20
-    # q0..q6 each occur in test (an even n) and in train (an odd n), all 10 train items leak
-    assert manifest["counts"]["split_overlap"] == {"test_in_train": 10}
-    assert len(list(shards.iter_shards(tmp_path / "b"))) == 4
+    # q0..q6 each occur in test (an even n): all 10 train items (odd n) repeat a test item
+    assert manifest["counts"]["split_overlap_dropped"] == {"test_in_train": 10}
+    items = list(shards.iter_items(tmp_path / "b"))
+    assert [i.split for i in items] == ["test"] * 10 and manifest["counts"]["items"] == 10
+    # the 10 test items hold 7 texts: 3 repeats
+    assert manifest["counts"]["duplicates"]["t"] == {"items": 10, "repeats": 3, "rate": 0.3}
+    assert manifest["counts"]["made"] == {"t": 20}
+    for record, path in shards.iter_shards(tmp_path / "b"):  # rewritten shards stay consistent
+        assert record["items"] == len(path.read_text().splitlines()) == len(record["keys"])
+        assert (tmp_path / "b" / "shards" / f"{path.stem}.done").read_text().strip() == hashlib.sha256(
+            (tmp_path / "b" / "shards" / f"{path.stem}.json").read_bytes()).hexdigest()
 
 
 def test_corecognition_splits_by_content(tmp_path):
@@ -94,7 +102,7 @@ def test_corecognition_splits_by_content(tmp_path):
     config.write_text("seed = 0\ncounts = { boundary = 20, conservation = 20 }\n")
     manifest = corecognition.build(tmp_path / "b", config_path=config, progress=False, scale=3, shard_size=20,
                                    executor=LocalExecutor(1))
-    assert manifest["counts"]["split_overlap"]["test_in_train"] == 0
+    assert manifest["counts"]["split_overlap_dropped"]["test_in_train"] == 0
     items = list(shards.iter_items(tmp_path / "b"))
     by_pair = Counter((i.meta["pair_id"], i.split) for i in items)
     assert all(n == 2 for n in by_pair.values())

@@ -278,31 +278,43 @@ def build_sharded(out_dir: Path | str, header: dict[str, Any], shards: list[Shar
 
 def _merge(root: Path, header: dict[str, Any], shards: list[Shard], shared: list[str]) -> dict[str, Any]:
     """The merged manifest (written), from the shard manifests, streamed in two passes:
-    8 bytes an item (its content key) and 16 a test item (content and unit keys) stay in
-    memory."""
+    the first gathers the test split's content and unit keys, the second keeps test content
+    out of the other splits (:func:`_drop_leaks`) and counts. 8 bytes an item (its content
+    key) and 16 a test item stay in memory."""
 
-    def records():
-        for shard in shards:
-            record = json.loads((root / "shards" / f"{shard.name}.json").read_text())
-            yield (shard, record, np.array([int(k, 16) for k in record["keys"]], dtype=np.uint64),
-                   np.array(record["splits"]))
+    def hashes(values) -> np.ndarray:
+        return np.array([int(k, 16) for k in values], dtype=np.uint64)
 
-    def units(record, mask) -> np.ndarray:
-        return np.array([int(k, 16) for k, m in zip(record["units"], mask) if m], dtype=np.uint64)
+    test_keys: list[np.ndarray] = []
+    test_units: list[np.ndarray] = []
+    test_images: list[np.ndarray] = []
+    mixed = len({s for shard in shards for s in _splits_of(root, shard)} - {"test"}) > 0
+    for shard in shards:
+        record = json.loads((root / "shards" / f"{shard.name}.json").read_text())
+        is_test = np.array(record["splits"]) == "test"
+        test_keys.append(hashes(record["keys"])[is_test])
+        test_units.append(hashes(record["units"])[is_test])
+        if mixed and is_test.any():
+            test_images.append(hashes(_key(p) for item in _item_dicts(root, shard)
+                                      if item["split"] == "test" for p in item["images"]))
+    seen = [np.unique(np.concatenate(parts)) if parts else np.array([], np.uint64)
+            for parts in (test_keys, test_units, test_images)]
+    if not mixed or not len(seen[0]):
+        seen = []  # nothing to keep apart
+    del test_keys, test_units, test_images
 
     by_task_split: Counter = Counter()
     tallies: dict[str, Counter] = {}
     keys: dict[str, list[np.ndarray]] = {}
-    test_keys: list[np.ndarray] = []
-    test_units: list[np.ndarray] = []
     shown: list[np.ndarray] = []
-    for shard, record, shard_keys, splits in records():
-        keys.setdefault(shard.task, []).append(shard_keys)
-        shown.append(np.array([int(k, 16) for k in record["shown"]], dtype=np.uint64))
+    dropped: Counter = Counter()
+    for shard in shards:
+        record = _drop_leaks(root, shard, seen, dropped) if seen else json.loads(
+            (root / "shards" / f"{shard.name}.json").read_text())
+        keys.setdefault(shard.task, []).append(hashes(record["keys"]))
+        shown.append(hashes(record["shown"]))
         if len(shown) > 64:  # images shared across shards (CARV's states) are held once
             shown = [np.unique(np.concatenate(shown))]
-        test_keys.append(shard_keys[splits == "test"])
-        test_units.append(units(record, splits == "test"))
         by_task_split.update((shard.task, s) for s in record["splits"])
         for name, counts in record.get("tallies", {}).items():
             tallies.setdefault(name, Counter()).update(counts)
@@ -312,16 +324,8 @@ def _merge(root: Path, header: dict[str, Any], shards: list[Shard], shared: list
         repeats = len(joined) - len(np.unique(joined))
         duplicates[task] = {"items": len(joined), "repeats": int(repeats),
                             "rate": round(repeats / len(joined), 6) if len(joined) else 0.0}
-    overlap: Counter = Counter()
-    if any(s == "test" for _t, s in by_task_split):
-        seen_keys, seen_units = np.unique(np.concatenate(test_keys)), np.unique(np.concatenate(test_units))
-        for _shard, record, shard_keys, splits in records():
-            for split in sorted(set(record["splits"]) - {"test"}):
-                mask = splits == split
-                overlap[f"test_in_{split}"] += int((np.isin(shard_keys[mask], seen_keys)
-                                                    | np.isin(units(record, mask), seen_units)).sum())
-        overlap.update({f"test_in_{s}": 0 for _t, s in by_task_split if s != "test"})
-    overlap = dict(sorted(overlap.items()))
+    overlap = {f"test_in_{s}": dropped[s] for s in sorted({s for _t, s in by_task_split} | set(dropped))
+               if s != "test" and seen}
     images = len(np.unique(np.concatenate(shown)))  # the images items show, as a default build counts them
     stats = counts_table(by_task_split) + "\n\n" + f"Distinct images: {images:,}.\n"
     (root / "stats.md").write_text(stats, encoding="utf-8")
@@ -330,7 +334,7 @@ def _merge(root: Path, header: dict[str, Any], shards: list[Shard], shared: list
         by_task[task] += n
     counts = {**header.get("counts", {}), "items": sum(by_task.values()), "by_task": dict(by_task), "images": images,
               **{name: dict(sorted(c.items())) for name, c in sorted(tallies.items())},
-              "duplicates": duplicates, "split_overlap": overlap}
+              "duplicates": duplicates, "split_overlap_dropped": overlap}
     top = sorted(p for p in root.iterdir() if p.is_file() and p.name != "plan.json")
     listed = {p.name: sha256_file(p) for p in top}
     listed |= {f"shards/{s.name}.json": sha256_file(root / "shards" / f"{s.name}.json") for s in shards}
@@ -339,6 +343,51 @@ def _merge(root: Path, header: dict[str, Any], shards: list[Shard], shared: list
                 "counts": counts, "files": dict(sorted(listed.items()))}
     (root / "manifest.json").write_text(dump_json(manifest), encoding="utf-8")
     return manifest
+
+
+def _splits_of(root: Path, shard: Shard) -> set[str]:
+    return set(json.loads((root / "shards" / f"{shard.name}.json").read_text())["splits"])
+
+
+def _item_dicts(root: Path, shard: Shard) -> Iterator[dict]:
+    for line in (root / "items" / f"{shard.name}.jsonl").read_text(encoding="utf-8").splitlines():
+        yield json.loads(line)
+
+
+def _drop_leaks(root: Path, shard: Shard, seen: list[np.ndarray], dropped: Counter) -> dict:
+    """Keep test content out of the other splits. An item of another split leaks the test
+    set when a test item has its content key, its unit key or one of its images; every item
+    of its unit (CoreCognition: the pair) then leaves the shard, which is written anew
+    (items, manifest, marker). Every shard is clean on its own, but items made in two shards
+    can meet; only the merge sees all of them. ``seen``: the test items' content keys, unit
+    keys and image keys. Returns the shard's manifest as it is now."""
+    seen_keys, seen_units, seen_images = seen
+    path = root / "shards" / f"{shard.name}.json"
+    record = json.loads(path.read_text())
+    lines = (root / "items" / f"{shard.name}.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    items = [json.loads(line) for line in lines]
+    keys = np.array([int(k, 16) for k in record["keys"]], dtype=np.uint64)
+    units = np.array([int(k, 16) for k in record["units"]], dtype=np.uint64)
+    other = np.array(record["splits"]) != "test"
+    shows_test = np.array([bool(np.isin(np.array([int(_key(p), 16) for p in item["images"]], dtype=np.uint64),
+                                        seen_images).any()) for item in items], dtype=bool)
+    leaking = other & (np.isin(keys, seen_keys) | np.isin(units, seen_units) | shows_test)
+    if not leaking.any():
+        return record
+    drop = other & np.isin(units, units[leaking])
+    dropped.update(s for s, d in zip(record["splits"], drop) if d)
+    kept = [item for item, d in zip(items, drop) if not d]
+    items_rel = f"items/{shard.name}.jsonl"
+    text = "".join(line for line, d in zip(lines, drop) if not d).encode("utf-8")
+    _write_atomic(root / items_rel, text)
+    keep = [not d for d in drop]
+    record |= {"items": len(kept), "files": {**record["files"], items_rel: hashlib.sha256(text).hexdigest()},
+               **{name: [v for v, k in zip(record[name], keep) if k] for name in ("keys", "units", "splits")},
+               "shown": sorted({_key(p) for item in kept for p in item["images"]})}
+    data = dump_json(record).encode("utf-8")
+    _write_atomic(path, data)
+    _write_atomic(root / "shards" / f"{shard.name}.done", hashlib.sha256(data).hexdigest().encode() + b"\n")
+    return record
 
 
 # --------------------------------------------------------------------------- reading
