@@ -166,7 +166,10 @@ class RayExecutor(Executor):
                                     "with `ray start --head` or give its address with --address HOST:PORT") from None
             self._owns = True
         self.workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self._call = ray.remote(max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_apply)
+        # SPREAD: the default strategy puts a task where its largest argument lives, and the
+        # function every task shares (ray.put on the driver) would keep a build on the head node.
+        self._call = ray.remote(max_retries=RAY_MAX_RETRIES, retry_exceptions=False,
+                                scheduling_strategy="SPREAD")(_apply)
 
     def imap(self, fn, args, label=_label_default):
         ray = self._ray
