@@ -1063,6 +1063,8 @@ def _box(centre, text, font, pad: int = 3) -> tuple[float, float, float, float]:
 def _place(text, start, end, font, taken, points, blocked=None) -> tuple[float, float, float, float]:
     """The candidate box near the arrow's tip that covers the fewest labels, lines and arrows,
     and never ``blocked`` (another body or the ground) where any candidate avoids it."""
+    import numpy as np
+    import shapely
     from shapely.geometry import LineString, box as rectangle
 
     dx, dy = end[0] - start[0], end[1] - start[1]
@@ -1082,18 +1084,22 @@ def _place(text, start, end, font, taken, points, blocked=None) -> tuple[float, 
         for k in range(12):
             a = k * math.pi / 6
             candidates.append(((start[0] + end[0]) / 2 + r * math.cos(a), (start[1] + end[1]) / 2 + r * math.sin(a)))
+    xs, ys = np.array([p[0] for p in points], dtype=float), np.array([p[1] for p in points], dtype=float)
+    if blocked is not None:
+        shapely.prepare(blocked)  # many candidates are tested against the same shape
+    middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
     best, best_score = None, None
     for c in candidates:
-        box = _box(c, text, font)
+        box = (c[0] + left - 3, c[1] + top - 3, c[0] + right + 3, c[1] + bottom + 3)  # _box(c, text, font)
         if box[0] < 2 or box[1] < 2 or box[2] > WIDTH - 2 or box[3] > HEIGHT - 2:
             continue
         score = sum(_overlap(box, t) for t in taken) * 10 + math.dist(c, end)  # near its own tip
         if blocked is not None and rectangle(*box).intersects(blocked):
             score += 10 ** 7
-        elif blocked is not None and LineString([c, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)]).intersects(
-                blocked):
+        elif blocked is not None and LineString([c, middle]).intersects(blocked):
             score += 10 ** 5  # across a surface from its arrow: it reads as another body's
-        score += sum(1 for x, y in points if box[0] + 3 < x < box[2] - 3 and box[1] + 3 < y < box[3] - 3) * 20
+        inside = (box[0] + 3 < xs) & (xs < box[2] - 3) & (box[1] + 3 < ys) & (ys < box[3] - 3)
+        score += int(np.count_nonzero(inside)) * 20
         if best_score is None or score < best_score:
             best, best_score = box, score
     return best if best is not None else _box(end, text, font)
