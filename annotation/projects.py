@@ -124,11 +124,13 @@ def push(build: Path | str, stage_name: str, annotators: int = 1, conn: Connecti
     else:
         project = _call("update the project", ls.projects.update, project.id, **settings)
         created = False
-    images = (build / "images").resolve()
     storages = _call("list local storages", ls.import_storage.local.list, project=project.id)
-    if not any(Path(s.path or "") == images for s in storages):
-        _call("add a local storage", ls.import_storage.local.create, project=project.id, path=str(images),
-              title=f"{benchmark} images", use_blob_urls=False)
+    # Label Studio serves a local file only from a storage's folder; a refined build shows renders too.
+    for folder in ("images", "renders"):
+        media = (build / folder).resolve()
+        if (folder == "images" or media.is_dir()) and not any(Path(s.path or "") == media for s in storages):
+            _call("add a local storage", ls.import_storage.local.create, project=project.id, path=str(media),
+                  title=f"{benchmark} {folder}", use_blob_urls=False)
     if stage.hidden:
         _hide_columns(ls, project.id, stage.hidden)
     existing = {t.data.get("key"): t.id for t in _call("list tasks", lambda: list(

@@ -58,22 +58,48 @@ def _item_html(item: dict, build: Path, document_root: Path, with_answer: bool,
     return "".join(parts)
 
 
+def _render_beside(build: Path, row: dict, document_root: Path) -> str:
+    """The procedural render a refined image was made from, shown beside it ("" when the
+    build is not refined: the image is the render)."""
+    if "render" not in row:
+        return ""
+    return ('<figure style="margin:0;text-align:center">'
+            f'<img src="{local_url(build / row["render"], document_root)}" alt="procedural render" '
+            'style="width:512px;max-width:100%;border:1px solid #ccc"/>'
+            "<figcaption>The procedural render it was refined from (what the caption states). "
+            "Judge the image on the left.</figcaption></figure>")
+
+
 def carv_image_audit_tasks(build: Path, document_root: Path) -> list[dict]:
+    """One task per state image. In a refined build (``--renderer refine``) the image is the
+    refined one and its procedural render is shown beside it: people make the final call on
+    what the property check (``qc/refine.py``) let through."""
     rows = [json.loads(line) for line in (build / "states.jsonl").read_text().splitlines()]
     return [{"key": Path(r["image"]).stem, "image": local_url(build / r["image"], document_root),
+             "render": _render_beside(build, r, document_root),
              "intended": f"Intended: {r['caption']}", "state": r["state"]} for r in rows]
+
+
+# The property that drifted (``qc/refine.py``'s first reason) -> the audit's reason to reject.
+_REFINE_REASON = {"colour": "wrong colour", "count": "wrong count", "edges": "unrecognisable"}
 
 
 def carv_image_audit_predictions(build: Path, tasks: list[dict]) -> dict[str, list[dict]]:
     """Machine suggestions from QC: accept unless an image fails the media or duplicate checks."""
     from cogforge.qc.checks import check_duplicates, check_media
     from cogforge.qc.core import load_build
+    from cogforge.qc.refine import check_refined_build, is_refined
 
     loaded = load_build(build)
     flagged: dict[str, str] = {}
     for finding in check_media(loaded).findings + check_duplicates(loaded).findings:
         if finding.severity == "error" and finding.target.startswith("images/"):
             flagged[Path(finding.target).stem] = "overlap" if "near-duplicate" in finding.message else "unrecognisable"
+    if is_refined(loaded.manifest):  # the property check names what refinement changed
+        for finding in check_refined_build(loaded).findings:
+            if finding.severity == "error" and finding.target.startswith("images/"):
+                flagged.setdefault(Path(finding.target).stem, _REFINE_REASON.get(
+                    finding.message.split("): ", 1)[-1].split(":", 1)[0], "unrecognisable"))
     out = {}
     for task in tasks:
         reason = flagged.get(task["key"])

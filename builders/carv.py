@@ -37,13 +37,14 @@ import functools
 import hashlib
 import itertools
 import json
+import os
 import random
 import time
 import tomllib
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Iterable, Literal
+from typing import Annotated, Callable, Iterable, Literal
 
 from pydantic import Field, model_validator
 
@@ -54,10 +55,13 @@ from cogforge.core import shards as sharding
 from cogforge.core.buildio import BuildWriter
 from cogforge.core.executor import Executor, use
 from cogforge.core.parallel import draw_all
-from cogforge.core.config import ConfigError, RunConfig, Schema, load
+from cogforge.core.config import ConfigError, RunConfig, Schema, line_of, load
 from cogforge.core.stats import build_stats
 from cogforge.core.record import Item
-from cogforge.generators.carv import PROPERTIES, RENDERERS, SIZE, State, World, get_renderer, load_world
+from cogforge.generators import refine as refining  # registers the "refine" renderer
+from cogforge.generators.carv import (PROPERTIES, RENDERERS, SIZE, ProceduralRenderer, State, World, get_renderer,
+                                      load_world)
+from cogforge.generators.refine import Job, RefineRenderer, RefineSettings
 
 NAME = "carv"
 DEFAULT_CONFIG = Path(__file__).with_suffix(".toml")
@@ -369,11 +373,45 @@ class CellConfig(Schema):
         return self
 
 
+class RefineQC(Schema):
+    """``[refine.qc]``: thresholds of the property check (``qc/refine.py``); a key left out
+    keeps the check's default (README, "The property check")."""
+
+    edge_iou: Annotated[float, Field(ge=0, le=1)] | None = None
+    object_edge_iou: Annotated[float, Field(ge=0, le=1)] | None = None
+    hue: Annotated[float, Field(ge=0, le=180)] | None = None
+    count_tolerance: Annotated[int, Field(ge=0)] | None = None
+
+
+class RefineConfig(Schema):
+    """``[refine]``: the diffusers refinement backend (``renderer = "refine"``;
+    :mod:`cogforge.generators.refine`)."""
+
+    model: Annotated[str, Field(min_length=1)]  # a local model folder, or a model id in the local HF cache
+    revision: str | None = None  # of a cached id (branch, tag or commit); a folder is hashed
+    pipeline: Literal["img2img", "controlnet", "edit"] = "img2img"
+    controlnet: str | None = None  # the ControlNet's folder or cached id (pipeline = "controlnet")
+    controlnet_revision: str | None = None
+    strength: Annotated[float, Field(gt=0, le=1)] = 0.5
+    steps: Annotated[int, Field(ge=1, le=1000)] = 30
+    guidance: Annotated[float, Field(ge=0, le=100)] = 7.5
+    image_guidance: Annotated[float, Field(ge=0, le=100)] = 1.5
+    size: Annotated[int, Field(ge=32, le=2048, multiple_of=8)] = 512
+    batch: Annotated[int, Field(ge=1, le=256)] = 4
+    device: Annotated[str, Field(pattern=r"^(cpu|cuda(:\d+)?|mps)$")] = "cpu"
+    dtype: Literal["float32", "float16", "bfloat16"] = "float32"
+    threads: Annotated[int, Field(ge=1, le=1024)] | None = None  # CPU threads of torch
+    max_attempts: Annotated[int, Field(ge=1, le=20)] = 3
+    cache: str = ".cache/refine"  # refined images by key, relative to the working folder
+    qc: RefineQC | None = None
+
+
 class Config(Schema):
     """``builders/carv.toml``."""
 
     seed: Annotated[int, Field(ge=0)] = 0
     renderer: str = "procedural"
+    refine: RefineConfig | None = None  # read when the renderer is "refine" (config or --renderer)
     citation: str = ""  # BibTeX of the paper; releases put it in the card and Croissant `citeAs`
     run: RunConfig | None = None  # executor, scale, shard size (not in the manifest)
     cells: Annotated[list[CellConfig], Field(min_length=1)]
@@ -386,6 +424,8 @@ class Config(Schema):
             raise ValueError(f"cell ids must be unique; repeated: {repeated}")
         if self.renderer not in RENDERERS:
             raise ValueError(f"renderer {self.renderer!r} is unknown; available: {sorted(RENDERERS)}")
+        if self.renderer == "refine" and self.refine is None:
+            raise ValueError('renderer = "refine" needs a [refine] table (model = FOLDER_OR_ID, ...)')
         return self
 
 
@@ -441,10 +481,234 @@ def _render_all(renderer, states: list[State], progress: bool) -> list[bytes]:
     return draw_all([partial(renderer.render, s) for s in states], progress, desc="render")
 
 
+# --------------------------------------------------------------------------- refinement
+
+
+def _config_error(config_path: Path, key: str, message: str) -> ConfigError:
+    text = Path(config_path).read_text(encoding="utf-8")
+    line = line_of(text, ("refine", key)) or line_of(text, ("refine",))
+    return ConfigError(f"{config_path}{f':{line}' if line else ''}: key refine.{key}: {message}")
+
+
+def _model_folder(name: str, revision: str | None, config_path: Path, key: str) -> tuple[Path, str]:
+    """A model's folder and revision: a local folder (its revision: a hash of its files), or
+    the snapshot of a model id in the local Hugging Face cache (its commit). Nothing is
+    downloaded."""
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        marker = "model_index.json" if key == "model" else "config.json"
+        if not (folder / marker).is_file():
+            raise _config_error(config_path, key, f"{name} has no {marker}, so it is no diffusers "
+                                "model folder; give the folder that save_pretrained wrote")
+        return folder, revision or refining.folder_revision(folder)
+    looks_like_id = name.count("/") == 1 and not name.startswith((".", "/", "~"))
+    if looks_like_id:
+        try:
+            from huggingface_hub import snapshot_download
+
+            snapshot = Path(snapshot_download(name, revision=revision, local_files_only=True))
+            return snapshot, snapshot.name
+        except Exception as err:  # LocalEntryNotFoundError and kin: not in the cache
+            raise _config_error(config_path, key, f"{name!r} is no folder and not in the local Hugging Face "
+                                f"cache ({type(err).__name__}); download it once where there is a network "
+                                "(`hf download ID`) or give its folder") from None
+    raise _config_error(config_path, key, f"no model folder {name}; give the folder that save_pretrained "
+                        "wrote (with model_index.json) or the id of a model in the local Hugging Face cache")
+
+
+def refine_settings(config: dict, seed: int, config_path: Path | str | None = None) -> RefineSettings:
+    """The refinement settings of a config with ``renderer = "refine"``, its models resolved;
+    a missing model is a :class:`ConfigError` at the line of its key."""
+    config_path = Path(config_path or DEFAULT_CONFIG)
+    raw = config["refine"]
+    if (raw["pipeline"] == "controlnet") != (raw["controlnet"] is not None):
+        raise _config_error(config_path, "pipeline", 'pipeline = "controlnet" needs controlnet = FOLDER_OR_ID '
+                            "(the ControlNet model), and only it takes one")
+    model, revision = _model_folder(raw["model"], raw["revision"], config_path, "model")
+    controlnet = controlnet_revision = None
+    if raw["pipeline"] == "controlnet":
+        folder, controlnet_revision = _model_folder(raw["controlnet"], raw["controlnet_revision"], config_path,
+                                                    "controlnet")
+        controlnet = str(folder)
+    return RefineSettings(
+        model=str(model), model_name=raw["model"], revision=revision, pipeline=raw["pipeline"],
+        controlnet=controlnet, controlnet_revision=controlnet_revision, strength=raw["strength"],
+        steps=raw["steps"], guidance=raw["guidance"], image_guidance=raw["image_guidance"], size=raw["size"],
+        batch=raw["batch"], device=raw["device"], dtype=raw["dtype"], threads=raw["threads"], seed=seed)
+
+
+class RefineCache:
+    """Refined images on disk by :func:`cogforge.generators.refine.cache_key`
+    (``ROOT/ab/abcd....png``), so a rebuild refines nothing it refined before. Written
+    atomically (a temporary file renamed into place): a killed build leaves no half image."""
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root)
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.png"
+
+    def get(self, key: str) -> bytes | None:
+        path = self._path(key)
+        return path.read_bytes() if path.is_file() else None
+
+    def put(self, key: str, data: bytes, suffix: str = ".png") -> None:
+        path = self._path(key).with_suffix(suffix)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+
+    def pipeline_class(self, renderer: RefineRenderer, versions: dict[str, str]) -> str:
+        """The class name the settings' pipeline loads as: kept beside the images, so that a
+        build whose images all come from the cache does not import diffusers (and torch)."""
+        s = renderer.settings
+        key = hashlib.sha256(json.dumps(["pipeline-class", s.revision, s.pipeline, s.controlnet_revision,
+                                         versions]).encode()).hexdigest()
+        path = self._path(key).with_suffix(".txt")
+        if path.is_file():
+            return path.read_text()
+        name = renderer.pipeline_class()
+        self.put(key, name.encode(), suffix=".txt")
+        return name
+
+
+def _batches(jobs: list[Job], size: int) -> list[list[Job]]:
+    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
+
+
+def _refine_jobs(renderer: RefineRenderer, jobs: list[Job], executor: Executor | None, progress: bool) -> list[bytes]:
+    """Refined PNGs of ``jobs`` in order: in this process (one model), or on a Ray cluster
+    with one model per actor, an actor per GPU (``device = "cuda"``) or per CPU, fed batches
+    through Ray's ``ActorPool``."""
+    batches = _batches(jobs, renderer.settings.batch)
+    out: list[bytes] = []
+    with tqdm(total=len(jobs), desc="refine", unit="image", disable=not progress) as bar:
+        if executor is None or executor.name != "ray" or not batches:
+            for batch in batches:
+                out += renderer.refine(batch)
+                bar.update(len(batch))
+            return out
+        import ray
+        from ray.util import ActorPool
+
+        if renderer.settings.device.startswith("cuda"):
+            count, resources = int(ray.cluster_resources().get("GPU", 0)), {"num_gpus": 1}
+            if not count:
+                raise ConfigError('key refine.device: "cuda" but the Ray cluster has no GPU; start its nodes '
+                                  'with GPUs, or refine on the CPU (device = "cpu")')
+        else:
+            count, resources = executor.workers, {"num_cpus": 1}
+        worker = ray.remote(RefineRenderer).options(**resources)
+        actors = [worker.remote(renderer.settings) for _ in range(min(count, len(batches)))]
+        try:
+            for made in ActorPool(actors).map(lambda actor, batch: actor.refine.remote(batch), batches):
+                out += made
+                bar.update(len(made))
+        finally:
+            for actor in actors:
+                ray.kill(actor)
+    return out
+
+
+def _plain(data):
+    """Measures as plain JSON values (numpy numbers become floats)."""
+    return json.loads(json.dumps(data, default=float))
+
+
+def refine_all(renderer: RefineRenderer, renders: dict[State, bytes], check: Callable, max_attempts: int,
+               cache: RefineCache, executor: Executor | None = None, progress: bool = True) -> dict:
+    """Refine every state, check each image against its render, and re-draw a rejected state
+    with the next attempt (a new seed) up to ``max_attempts``; then it is dropped.
+
+    Returns ``{"images": {state: png}, "rows": {state: states.jsonl "refine" entry},
+    "dropped": [...], "stats": {...}}``; ``stats`` counts images refined now, taken from the
+    cache and pipeline calls (it depends on the cache, so the build returns it, never writes it).
+    """
+    versions = refining.library_versions()
+    batch = renderer.settings.batch
+    images: dict[State, bytes] = {}
+    rows: dict[State, dict] = {}
+    last: dict[State, tuple[int, object]] = {}
+    stats = {"refined": 0, "from_cache": 0, "pipeline_calls": 0, "rejected": 0}
+    pending = sorted(renders)
+    for attempt in range(max_attempts):
+        if not pending:
+            break
+        keys = {s: refining.cache_key(renderer.settings, s, attempt, versions) for s in pending}
+        found = {s: cache.get(keys[s]) for s in pending}
+        todo = [Job(s, renders[s], attempt) for s in pending if found[s] is None]
+        for job, png in zip(todo, _refine_jobs(renderer, todo, executor, progress)):
+            cache.put(keys[job.state], png)
+            found[job.state] = png
+        stats["refined"] += len(todo)
+        stats["from_cache"] += len(pending) - len(todo)
+        stats["pipeline_calls"] += -(-len(todo) // batch)
+        rejected = []
+        # the check is numpy work of about half a second an image: on every core, or the cluster
+        verdicts = draw_all([partial(check, renders[s], found[s], s) for s in pending], progress, desc="check")
+        for state, verdict in zip(pending, verdicts):
+            if verdict.ok:
+                images[state] = found[state]
+                rows[state] = {"seed": refining.seed_for(renderer.settings.seed, state, attempt),
+                               "attempt": attempt, "measures": _plain(verdict.measures)}
+            else:
+                rejected.append(state)
+                last[state] = (attempt, verdict)
+        stats["rejected"] += len(rejected)
+        pending = rejected
+    dropped = [{"state": s._asdict(), "attempts": max_attempts, "reasons": list(last[s][1].reasons),
+                "measures": _plain(last[s][1].measures)} for s in pending]
+    return {"images": images, "rows": rows, "dropped": dropped, "stats": stats}
+
+
+def _images(renderer, states: list[State], progress: bool, config: dict, refine_checker: Callable | None,
+            executor: Executor | None) -> dict:
+    """Every state's image. Procedural: ``{"images": {state: png}}``. Refined: also the
+    renders, the states.jsonl entries, the dropped states and the cache stats."""
+    base = ProceduralRenderer() if isinstance(renderer, RefineRenderer) else renderer
+    renders = dict(zip(states, _render_all(base, states, progress)))
+    if not isinstance(renderer, RefineRenderer):
+        return {"images": renders, "renders": None, "rows": {}, "dropped": [], "stats": None}
+    if refine_checker is None:
+        raise ValueError('renderer "refine" needs the property check: build through the registry '
+                         '(cogforge.core.registry.get("carv").build), which gives it')
+    raw = config["refine"]
+    check = refine_checker(raw["qc"])
+    cache = RefineCache(raw["cache"])
+    out = refine_all(renderer, renders, check, raw["max_attempts"], cache, executor, progress)
+    return {**out, "renders": renders, "pipeline": cache.pipeline_class(renderer, refining.library_versions())}
+
+
+def _chosen_renderer(name: str, config: dict, config_path) -> str:
+    if name not in RENDERERS:
+        raise ConfigError(f"--renderer {name}: unknown; available: {', '.join(sorted(RENDERERS))}")
+    if name == "refine" and config.get("refine") is None:
+        raise ConfigError(f"{config_path or DEFAULT_CONFIG}: --renderer refine needs a [refine] table in the "
+                          "config (model = FOLDER_OR_ID, ...; README, \"Photo-like refinement\")")
+    return name
+
+
+def _dropped_too_many(dropped: list[dict], err: SamplingError) -> ConfigError:
+    first = dropped[0]
+    state = "/".join(first["state"].values())
+    return ConfigError(f"the property check dropped {len(dropped)} refined states after {first['attempts']} "
+                       f"attempts each (e.g. {state}: {first['reasons'][0]}), and the items cannot be drawn "
+                       f"without them ({err}); raise [refine] max_attempts, lower strength, loosen [refine.qc] "
+                       "or use another model")
+
+
+def _renderer(config: dict, seed: int, config_path):
+    name = config.get("renderer", "procedural")
+    if name == "refine":
+        return RefineRenderer(refine_settings(config, seed, config_path))
+    return get_renderer(name)
+
+
 def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
           excluded: Iterable[dict] = (), progress: bool = True, *, scale: int | None = None,
           executor: Executor | None = None, resume: bool = False, shard_size: int | None = None,
-          sharded: bool = False) -> dict:
+          sharded: bool = False, renderer: str | None = None, refine_checker: Callable | None = None) -> dict:
     """Build CARV into ``out_dir``; returns the manifest.
 
     Args:
@@ -460,35 +724,53 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         resume: keep the complete shards of an interrupted sharded build.
         shard_size: items per shard (default :data:`cogforge.core.shards.SHARD_SIZE`).
         sharded: write shards (``items/part-*.jsonl``) even at scale 1 on local processes.
+        renderer: overrides the config's ``renderer`` (``--renderer``).
+        refine_checker: for ``renderer = "refine"``: ``refine_checker(thresholds: dict | None)``
+            gives ``check(render_png, refined_png, state) -> Verdict`` (``qc/refine.py``; the
+            benchmark's descriptor passes it, as builders do not import QC).
     """
     started = time.perf_counter()
     config = load_config(config_path)
+    if renderer is not None:
+        config["renderer"] = _chosen_renderer(renderer, config, config_path)
     run = sharding.RunSettings.of(config.pop("run"), scale, executor, shard_size)
     if sharded or run.sharded or resume:
         with run:
-            return _build_sharded(out_dir, config, seed, excluded, progress, run, resume, started)
+            return _build_sharded(out_dir, config, seed, excluded, progress, run, resume, started, config_path,
+                                  refine_checker)
     seed = config.get("seed", 0) if seed is None else seed
     world = load_world()
     cells = _cells(config)
     excluded_states = {State(**s) for s in excluded}
     allowed = set(world.states()) - excluded_states
-    drawn = {c.id: sample_cell(c, world, seed, allowed) for c in
-             tqdm(cells, desc="sample", unit="cell", disable=not progress)}
-    sampled = time.perf_counter()
+    renderer = _renderer(config, seed, config_path)
 
-    renderer = get_renderer(config.get("renderer", "procedural"))
+    # Images first: a refined state the property check drops can then not be sampled.
     states = sorted(allowed)
-    pngs = _render_all(renderer, states, progress)
+    made = _images(renderer, states, progress, config, refine_checker, None)
     rendered = time.perf_counter()
+    states = [s for s in states if s in made["images"]]
+    allowed = set(states)
+    try:
+        drawn = {c.id: sample_cell(c, world, seed, allowed) for c in
+                 tqdm(cells, desc="sample", unit="cell", disable=not progress)}
+    except SamplingError as err:
+        if not made["dropped"]:
+            raise
+        raise _dropped_too_many(made["dropped"], err) from None
+    sampled = time.perf_counter()
     with BuildWriter(out_dir) as writer:
-        image_of = {s: writer.add_image(png) for s, png in zip(states, pngs)}
+        image_of = {s: writer.add_image(made["images"][s]) for s in states}
+        for rel, data in _render_files(made, image_of).items():
+            (writer.tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (writer.tmp / rel).write_bytes(data)
         items = make_items(cells, drawn, image_of, world)
         writer.write_items(items)
         writer.write_text("stats.md", build_stats(items))
-        writer.write_text("states.jsonl", _states_jsonl(states, image_of, world))
+        writer.write_text("states.jsonl", _states_jsonl(states, image_of, world, made["rows"]))
         by_cell = {c.id: len(drawn[c.id]) for c in cells}
         manifest = writer.commit({
-            **_header(config, seed, renderer, excluded_states),
+            **_header(config, seed, renderer, excluded_states, made),
             "counts": {
                 "items": len(items),
                 "images": len(set(image_of.values())),
@@ -501,26 +783,54 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     # Timings are returned for the summary and the benchmark, never written: the
     # build folder must not depend on how fast the machine is.
     manifest["elapsed_s"] = done - started
-    manifest["timings"] = {"sample_s": sampled - started, "render_s": rendered - sampled,
-                           "write_s": done - rendered, "rendered": len(states)}
+    manifest["timings"] = {"render_s": rendered - started, "sample_s": sampled - rendered,
+                           "write_s": done - sampled, "rendered": len(states)}
+    if made["stats"] is not None:
+        manifest["refine_stats"] = made["stats"]
     return manifest
 
 
-def _header(config: dict, seed: int, renderer, excluded_states: set[State]) -> dict:
-    return {
+def _render_files(made: dict, image_of: dict[State, str]) -> dict[str, bytes]:
+    """A refined build's procedural renders, ``renders/<key>.png`` beside ``images/<key>.png``."""
+    if made["renders"] is None:
+        return {}
+    return {"renders/" + image_of[s].split("/", 1)[1]: made["renders"][s] for s in image_of}
+
+
+def _header(config: dict, seed: int, renderer, excluded_states: set[State], made: dict) -> dict:
+    header = {
         "toolkit": {"name": "cogforge", "version": __version__},
         "benchmark": NAME,
         "seed": seed,
-        "config": config,
+        "config": _recorded(config),
         "renderer": {"name": renderer.name, "version": renderer.version},
         "media": {"size": [SIZE, SIZE], "mode": "RGB"},
         "excluded_states": sorted([s._asdict() for s in excluded_states], key=lambda d: tuple(d.values())),
     }
+    if isinstance(renderer, RefineRenderer):
+        header["renderer"] = renderer.record(refining.library_versions(), made["pipeline"])
+        header["refine"] = {"dropped": made["dropped"], "max_attempts": config["refine"]["max_attempts"],
+                            "qc": config["refine"]["qc"], "renders": "renders/<key>.png beside images/<key>.png"}
+    return header
 
 
-def _states_jsonl(states: list[State], image_of: dict[State, str], world: World) -> str:
-    return "".join(json.dumps({"state": s._asdict(), "caption": world.caption(s), "image": image_of[s]})
-                   + "\n" for s in states)
+def _recorded(config: dict) -> dict:
+    """The config as the manifest records it: without the refine cache's folder, which
+    changes no image (the cache key says which images are reusable)."""
+    if config.get("refine") is None:
+        return {k: v for k, v in config.items() if k != "refine"}
+    return {**config, "refine": {k: v for k, v in config["refine"].items() if k != "cache"}}
+
+
+def _states_jsonl(states: list[State], image_of: dict[State, str], world: World, refined: dict | None = None) -> str:
+    refined = refined or {}
+    rows = []
+    for s in states:
+        row = {"state": s._asdict(), "caption": world.caption(s), "image": image_of[s]}
+        if s in refined:
+            row.update(render="renders/" + image_of[s].split("/", 1)[1], refine=refined[s])
+        rows.append(json.dumps(row) + "\n")
+    return "".join(rows)
 
 
 def make_shard(shard: sharding.Shard, cells: dict[str, Cell], seed: int, excluded: frozenset[State],
@@ -536,25 +846,32 @@ def make_shard(shard: sharding.Shard, cells: dict[str, Cell], seed: int, exclude
     return sharding.ShardOutput(items, {}, units, {"by_type": by_type})
 
 
-def _build_sharded(out_dir, config, seed, excluded, progress, run: sharding.RunSettings, resume, started) -> dict:
+def _build_sharded(out_dir, config, seed, excluded, progress, run: sharding.RunSettings, resume, started,
+                   config_path=None, refine_checker=None) -> dict:
     seed = config.get("seed", 0) if seed is None else seed
     world = load_world()
     cells = _cells(config)
     excluded_states = frozenset(State(**s) for s in excluded)
     states = sorted(set(world.states()) - excluded_states)
-    renderer = get_renderer(config.get("renderer", "procedural"))
+    renderer = _renderer(config, seed, config_path)
     with use(run.executor):
-        pngs = _render_all(renderer, states, progress)
-    image_of = {s: f"images/{hashlib.sha256(png).hexdigest()}.png" for s, png in zip(states, pngs)}
-    files = {image_of[s]: png for s, png in zip(states, pngs)}
-    files["states.jsonl"] = _states_jsonl(states, image_of, world).encode("utf-8")
-    header = {**_header(config, seed, renderer, set(excluded_states)), "scale": run.scale,
+        made = _images(renderer, states, progress, config, refine_checker, run.executor)
+    states = [s for s in states if s in made["images"]]
+    image_of = {s: f"images/{hashlib.sha256(made['images'][s]).hexdigest()}.png" for s in states}
+    files = {image_of[s]: made["images"][s] for s in states}
+    files.update(_render_files(made, image_of))
+    files["states.jsonl"] = _states_jsonl(states, image_of, world, made["rows"]).encode("utf-8")
+    header = {**_header(config, seed, renderer, set(excluded_states), made), "scale": run.scale,
               "counts": {"states": len(states)}}
     plan = sharding.plan(sharding.scaled({c.id: c.count for c in cells}, run.scale), run.shard_size)
-    make = partial(make_shard, cells={c.id: c for c in cells}, seed=seed, excluded=excluded_states,
+    # a state the property check dropped is left out of sampling like an excluded one
+    unusable = excluded_states | (set(world.states()) - set(states))
+    make = partial(make_shard, cells={c.id: c for c in cells}, seed=seed, excluded=frozenset(unusable),
                    image_of=image_of)
     manifest = sharding.build_sharded(out_dir, header, plan, make, run.executor, files=files, resume=resume,
                                       progress=progress)
+    if made["stats"] is not None:
+        manifest["refine_stats"] = made["stats"]
     return run.finish(manifest, started)
 
 

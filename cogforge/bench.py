@@ -498,8 +498,77 @@ def bench_scaling(work: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def make_tiny_pipeline(folder: Path) -> Path:
+    """A tiny Stable Diffusion img2img pipeline (the real classes, tiny configs, random weights;
+    a byte-level CLIP tokenizer from a vocab.json and merges.txt written here), saved with
+    save_pretrained into ``folder/model``: the refinement backend's test model, and the one its
+    CPU figure is measured on (no download)."""
+    import json
+
+    import torch
+    from diffusers import AutoencoderKL, DDIMScheduler, StableDiffusionImg2ImgPipeline, UNet2DConditionModel
+    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer
+
+    words = folder / "tokenizer-files"
+    words.mkdir(parents=True)
+    # the 256 symbols of byte-level BPE (GPT-2's printable stand-ins for the bytes)
+    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    extra = iter(range(256, 512))
+    symbols = [chr(b) if b in printable else chr(next(extra)) for b in range(256)]
+    vocab = {t: n for n, t in enumerate(symbols + [s + "</w>" for s in symbols]
+                                        + ["<|startoftext|>", "<|endoftext|>"])}
+    (words / "vocab.json").write_text(json.dumps(vocab))
+    (words / "merges.txt").write_text("#version: 0.2\n")  # no merges: one token a byte
+    tokenizer = CLIPTokenizer.from_pretrained(words, model_max_length=160)
+    torch.manual_seed(0)
+    unet = UNet2DConditionModel(sample_size=16, in_channels=4, out_channels=4, block_out_channels=(8, 16),
+                                layers_per_block=1, down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
+                                up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"), cross_attention_dim=16,
+                                norm_num_groups=4, attention_head_dim=2)
+    vae = AutoencoderKL(block_out_channels=(8, 16), in_channels=3, out_channels=3, latent_channels=4,
+                        down_block_types=("DownEncoderBlock2D",) * 2, up_block_types=("UpDecoderBlock2D",) * 2,
+                        norm_num_groups=4, sample_size=32)
+    text = CLIPTextModel(CLIPTextConfig(vocab_size=len(vocab), hidden_size=16, intermediate_size=32,
+                                        num_attention_heads=2, num_hidden_layers=2, max_position_embeddings=160,
+                                        bos_token_id=vocab["<|startoftext|>"], eos_token_id=vocab["<|endoftext|>"],
+                                        pad_token_id=vocab["<|endoftext|>"]))
+    scheduler = DDIMScheduler(beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear",
+                              clip_sample=False, set_alpha_to_one=False, steps_offset=1)
+    pipe = StableDiffusionImg2ImgPipeline(vae=vae, text_encoder=text, tokenizer=tokenizer, unet=unet,
+                                          scheduler=scheduler, safety_checker=None, feature_extractor=None,
+                                          image_encoder=None, requires_safety_checker=False)
+    pipe.save_pretrained(folder / "model")
+    return folder / "model"
+
+
+def bench_refine(work: Path) -> list[tuple[str, str]]:
+    """The diffusers refinement backend on the CPU with the tiny test model (random weights):
+    what the backend itself costs around a pipeline call (prompts, seeds, PNG in and out), not
+    what a real model costs. 16 states, 2 steps, batch 4, at 32 and 64 px, on one torch thread."""
+    from cogforge.generators.carv import ProceduralRenderer, load_world
+    from cogforge.generators.refine import Job, RefineRenderer, RefineSettings, folder_revision
+
+    started = time.perf_counter()
+    model = make_tiny_pipeline(work / "tiny")
+    states = load_world().states()[:16]
+    jobs = [Job(s, ProceduralRenderer().render(s), 0) for s in states]
+    rows = [("refine (tiny model, CPU): import torch + diffusers, make the model, seconds",
+             f"{time.perf_counter() - started:.2f}")]
+    for size in (32, 64):
+        settings = RefineSettings(model=str(model), model_name="tiny", revision=folder_revision(model), steps=2,
+                                  size=size, batch=4, threads=1)
+        renderer = RefineRenderer(settings)
+        renderer.refine(jobs[:1])  # loads the model; not timed
+        started = time.perf_counter()
+        renderer.refine(jobs)
+        wall = time.perf_counter() - started
+        rows.append((f"refine (tiny model, CPU, {size} px, 2 steps, batch 4, 1 thread): images/s",
+                     f"{len(jobs) / wall:.1f}"))
+    return rows
+
+
 BENCHES = (bench_carv, bench_constructure, bench_cogevolve, bench_symbols, bench_physics, bench_mathematics,
-           bench_culture, bench_language, bench_corecognition, bench_executors, bench_scaling)
+           bench_culture, bench_language, bench_corecognition, bench_executors, bench_scaling, bench_refine)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,6 +35,11 @@ def _summary(manifest: dict, out_dir: Path) -> str:
         f"  output: {out_dir}/ (" + ("items/part-*.jsonl, shards/" if manifest.get("layout") == "sharded"
                                      else "items.jsonl") + ", images/, manifest.json)",
     ]
+    if "refine_stats" in manifest:
+        r = manifest["refine_stats"]
+        lines[-3:-3] = [f"  refine: {r['refined']} images refined now in {r['pipeline_calls']} pipeline calls, "
+                        f"{r['from_cache']} from the cache, {r['rejected']} rejected by the property check, "
+                        f"{len(manifest['refine']['dropped'])} states dropped"]
     if manifest.get("layout") == "sharded":
         repeats = sum(d["repeats"] for d in counts["duplicates"].values())
         lines[-3:-3] = [f"  shards: {manifest['shards']['count']} of up to {manifest['shards']['size']} items "
@@ -93,6 +98,10 @@ def cmd_build(args: argparse.Namespace) -> int:
                                 + " or ".join(f"{k}=FILE" for k in benchmark.inputs))
             inputs.setdefault(key, []).append(path)
         kwargs["inputs"] = inputs
+    if args.renderer:
+        if "renderer" not in accepts:
+            raise UserError(f"--renderer: the {args.benchmark} builder has one renderer")
+        kwargs["renderer"] = args.renderer
     if args.domains:
         if "domains" not in accepts:
             raise UserError(f"--domains: the {args.benchmark} builder has no domains")
@@ -354,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
                        help=_input_help() if helping else "an input file for the builder's config list KEY")
     build.add_argument("--domains", default=None, metavar="A,B",
                        help="only these domains, comma-separated (symbols: chemistry, ...)")
+    build.add_argument("--renderer", default=None, metavar="NAME",
+                       help="carv: overrides the config's renderer (procedural, or refine: diffusers, "
+                            "configured by the config's [refine] table)")
     build.add_argument("--scale", type=int, default=None, metavar="N",
                        help="N times the config's counts, written in shards (carv, corecognition)")
     build.add_argument("--executor", choices=("local", "ray"), default=None,

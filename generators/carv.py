@@ -229,29 +229,40 @@ def _furniture_svg(furn: _Furniture, colors: dict) -> str:
     return "".join(legs + parts)
 
 
-def scene_svg(state: State, world: World | None = None) -> str:
-    """The SVG document for one state (pure; no I/O beyond the cached data files)."""
-    world = world or load_world()
+def _check_state(state: State, world: World) -> None:
     for prop, value in state._asdict().items():
         if value not in world.values[prop]:
             raise ValueError(f"state {tuple(state)}: {prop}={value!r} is not one of "
                              f"{list(world.values[prop])}")
+
+
+def _svg_open(defs: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+            f'width="{SIZE}" height="{SIZE}" viewBox="0 0 {SIZE} {SIZE}">' + defs)
+
+
+def _item_use(state: State, x: float, base: float, prefix: str = "item") -> str:
+    left, top = x - 50 * ITEM_SCALE, base - 100 * ITEM_SCALE
+    return (f'<use xlink:href="#{prefix}-{state.subject}" '
+            f'transform="translate({left} {top}) scale({ITEM_SCALE})"/>')
+
+
+def scene_svg(state: State, world: World | None = None) -> str:
+    """The SVG document for one state (pure; no I/O beyond the cached data files)."""
+    world = world or load_world()
+    _check_state(state, world)
     pal = world.palette
     colors = pal[state.object_color]
     furn = _furniture(state.object, _furniture_cx(state.spatial_relation))
     items = []
     for x, base in item_positions(state):
-        left, top = x - 50 * ITEM_SCALE, base - 100 * ITEM_SCALE
         items.append(
             f'<ellipse cx="{x}" cy="{base}" rx="{34 * ITEM_SCALE}" ry="5" '
             f'fill="#000" fill-opacity="0.18"/>'
-            f'<use xlink:href="#item-{state.subject}" '
-            f'transform="translate({left} {top}) scale({ITEM_SCALE})"/>'
+            + _item_use(state, x, base)
         )
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
-        f'width="{SIZE}" height="{SIZE}" viewBox="0 0 {SIZE} {SIZE}">'
-        + _item_defs().replace("<defs>", "<defs>" + _wood_pattern(pal["wood"]["grain"]), 1)
+        _svg_open(_item_defs().replace("<defs>", "<defs>" + _wood_pattern(pal["wood"]["grain"]), 1))
         + f'<rect width="{SIZE}" height="{SIZE}" fill="{pal["wall"]}"/>'
         + f'<rect y="{FLOOR_Y}" width="{SIZE}" height="{SIZE - FLOOR_Y}" fill="{pal["floor"]}"/>'
         + f'<path d="M0 {FLOOR_Y} L{SIZE} {FLOOR_Y}" stroke="{pal["floor_line"]}" stroke-width="3"/>'
@@ -259,6 +270,61 @@ def scene_svg(state: State, world: World | None = None) -> str:
         + "".join(items)
         + "</svg>"
     )
+
+
+# --------------------------------------------------------------------------- object regions
+
+_PAINT = re.compile(r'\b(fill|stroke)="(?!none")[^"]*"')
+
+
+def _flat(svg: str, colour: str) -> str:
+    """The same shapes with every fill and stroke in one colour (wood grain included)."""
+    return _PAINT.sub(lambda m: f'{m.group(1)}="{colour}"', svg)
+
+
+def object_names(state: State) -> list[str]:
+    """The objects of a state's scene, in drawing order: the furniture, then the items
+    from left to right ("table", "cup"; or "chair", "cup 1", "cup 2")."""
+    count = len(item_positions(state))
+    items = [state.subject] if count == 1 else [f"{state.subject} {n}" for n in range(1, count + 1)]
+    return [state.object] + items
+
+
+def object_masks(state: State) -> dict:
+    """Where each object is visible in the procedural render: ``{name: bool array (H, W)}``
+    keyed by :func:`object_names`, in drawing order.
+
+    Each mask is the scene redrawn in two flat colours: the object black, everything drawn
+    after it (what can hide it, e.g. the cup standing in front of the table) white, on white;
+    a pixel belongs to the object where it is more than half black. Same geometry, same
+    rasteriser and same antialiasing as :class:`ProceduralRenderer`, so the masks line up
+    with the render pixel for pixel (an edge pixel goes to the object covering most of it).
+    Item shadows belong to no object.
+    """
+    import numpy as np
+    from PIL import Image
+
+    world = load_world()
+    _check_state(state, world)
+    furn = _furniture(state.object, _furniture_cx(state.spatial_relation))
+    shapes = [_flat(_furniture_svg(furn, {"top": "#000", "front": "#000", "leg": "#000", "grain": None}),
+                    "#000")]
+    shapes += [_item_use(state, x, base, "black-item") for x, base in item_positions(state)]
+    defs = _item_defs()
+    defs = (defs.replace("<defs>", "<defs>" + _flat(defs, "#000").replace('id="item-', 'id="black-item-')
+                         .replace("<defs>", "").replace("</defs>", "")
+                         + _flat(defs, "#fff").replace('id="item-', 'id="white-item-')
+                         .replace("<defs>", "").replace("</defs>", ""), 1))
+    masks = {}
+    for number, name in enumerate(object_names(state)):
+        hiders = "".join(_flat(s, "#fff").replace("#black-item-", "#white-item-")
+                         .replace("<use ", '<use fill="#fff" ')
+                         for s in shapes[number + 1:])
+        svg = (_svg_open(defs) + f'<rect width="{SIZE}" height="{SIZE}" fill="#fff"/>'
+               + shapes[number] + hiders + "</svg>")
+        grey = np.asarray(Image.open(io.BytesIO(svg_to_png(svg))).convert("L"))
+        masks[name] = grey < 128
+    return masks
 
 
 def svg_to_png(svg: str) -> bytes:

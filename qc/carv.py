@@ -122,4 +122,11 @@ def check_carv(build: Build) -> CheckResult:
     return out
 
 
-CHECKS = [("carv", check_carv)]
+def check_refined(build: Build) -> CheckResult:
+    """A refined build's images against their renders (``qc/refine.py``); a no-op otherwise."""
+    from cogforge.qc.refine import check_refined_build  # numpy and scipy only when asked
+
+    return check_refined_build(build)
+
+
+CHECKS = [("carv", check_carv), ("refine", check_refined)]
