@@ -17,6 +17,7 @@ TEST_APT_PACKAGES := chromium postgresql
 LS_VENV := .venv-ls
 LS_STAMP := $(LS_VENV)/.installed
 TEST_STAMP := $(VENV)/.test-installed
+REFINE_STAMP := $(VENV)/.refine-installed
 LMMS_VENV := .venv-lmms
 LMMS_STAMP := $(LMMS_VENV)/.installed
 DATASETS3_VENV := .venv-datasets3
@@ -46,7 +47,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: setup setup-label-studio setup-twemoji setup-hanzi setup-lmms-eval wheel build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
+.PHONY: setup setup-refine setup-label-studio setup-twemoji setup-hanzi setup-lmms-eval wheel build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
 
 BENCH ?= carv
 
@@ -60,6 +61,15 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
 	@touch $@
+
+# cogforge[refine]: torch (the CPU build from the machine's wheel cache), diffusers and
+# transformers, for the diffusers refinement backend (`--renderer refine`). `make test` installs
+# it; `make build-carv` stays light without it. The lock pins every distribution it adds.
+$(REFINE_STAMP): $(STAMP) requirements-refine.lock
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-compile -r requirements-refine.lock
+	@touch $@
+
+setup-refine: $(REFINE_STAMP)
 
 # The Label Studio server pins its own SDK, so it lives in a virtual environment of its own.
 $(LS_STAMP): annotation/requirements-label-studio.lock
@@ -154,10 +164,13 @@ release: $(STAMP)
 annotate: $(STAMP) $(LS_STAMP)
 	$(VENV)/bin/cogforge annotate serve --port $(or $(PORT),8080) --host $(or $(HOST),127.0.0.1)
 
-test: $(STAMP) $(LS_STAMP) $(LMMS_STAMP) $(DATASETS3_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
-	$(PY) -m pytest
+# The suite runs in TEST_WORKERS pytest-xdist workers (2: this project's CI machine has two
+# cores); tests/conftest.py says how the workers share the full builds. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
+test: $(STAMP) $(REFINE_STAMP) $(LS_STAMP) $(LMMS_STAMP) $(DATASETS3_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
+	$(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
 
-bench: $(STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
+bench: $(STAMP) $(REFINE_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
 	$(PY) -m cogforge.bench
 
 clean:

@@ -8,9 +8,11 @@ import secrets
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from cogforge.annotation import projects
 from cogforge.annotation.server import Credentials, free_port, start
@@ -19,13 +21,63 @@ from cogforge.builders import carv
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# --------------------------------------------------------------------------- one run, two workers
+# `make test` runs the suite in two pytest-xdist workers. A session fixture is made once per
+# worker, so the expensive ones (full builds, releases, the wheel) go through `once`: the first
+# worker to ask makes it in a folder both share while the other waits, the recipe of the
+# pytest-xdist docs. Tests never change what a session fixture made. The tests of one module stay
+# on one worker (module fixtures are made once), and the tests that need the session's Label
+# Studio server or Ray cluster share a worker, so each starts once.
+
+LABEL_STUDIO_FIXTURES = {"server", "conn", "people", "root"}
+RAY_MODULES = {"test_distributed", "test_shards", "test_refine"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__ if item.module else item.nodeid.split("::")[0]
+        if LABEL_STUDIO_FIXTURES & set(getattr(item, "fixturenames", ())):
+            group = "label-studio"
+        elif module in RAY_MODULES:
+            group = "ray"
+        else:
+            group = module
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def once(tmp_path_factory, name: str, make: Callable[[Path], Path]) -> Path:
+    """``make(folder)``, made once per test run: alone in a temporary folder of this session, or
+    under pytest-xdist in a folder every worker shares, the others waiting for the first."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return make(tmp_path_factory.mktemp(name))
+    shared = tmp_path_factory.getbasetemp().parent / "shared"
+    shared.mkdir(exist_ok=True)
+    folder, done = shared / name, shared / f"{name}.done"
+    with FileLock(shared / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            done.write_text(str(make(folder)))
+        return Path(done.read_text())
+
+
 def default_build(benchmark: str, tmp_path_factory) -> Path:
-    """A full build of a benchmark with its default config, in a temporary folder."""
+    """A full build of a benchmark with its default config, made once per test run."""
     from cogforge.core import registry
 
-    out = tmp_path_factory.mktemp(benchmark) / "build"
-    registry.get(benchmark).build(out, progress=False)
-    return out
+    def make(folder: Path) -> Path:
+        registry.get(benchmark).build(folder / "build", progress=False)
+        return folder / "build"
+
+    return once(tmp_path_factory, benchmark, make)
+
+
+def default_release(benchmark: str, build: Path, tmp_path_factory) -> Path:
+    """That build released as 1.0.0 (what `make release` does), made once per test run."""
+    from cogforge.exports.release import release
+
+    return once(tmp_path_factory, f"{benchmark}-release",
+                lambda root: release(build, "1.0.0", root, decisions=root / "none.jsonl"))
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -67,28 +119,19 @@ def items(cogevolve_build) -> list[dict]:
 @pytest.fixture(scope="session")
 def carv_release(carv_build, tmp_path_factory) -> Path:
     """The full CARV build released as 1.0.0 (what `make release` does)."""
-    from cogforge.exports.release import release
-
-    root = tmp_path_factory.mktemp("releases")
-    return release(carv_build, "1.0.0", root, decisions=root / "none.jsonl")
+    return default_release("carv", carv_build, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def constructure_release(constructure_build, tmp_path_factory) -> Path:
     """The full CONSTRUCTURE build released as 1.0.0."""
-    from cogforge.exports.release import release
-
-    root = tmp_path_factory.mktemp("releases")
-    return release(constructure_build, "1.0.0", root, decisions=root / "none.jsonl")
+    return default_release("constructure", constructure_build, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def cogevolve_release(cogevolve_build, tmp_path_factory) -> Path:
     """The full CogEvolve build released as 1.0.0."""
-    from cogforge.exports.release import release
-
-    root = tmp_path_factory.mktemp("releases")
-    return release(cogevolve_build, "1.0.0", root, decisions=root / "none.jsonl")
+    return default_release("cogevolve", cogevolve_build, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
@@ -100,10 +143,7 @@ def symbols_build(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def symbols_release(symbols_build, tmp_path_factory) -> Path:
     """The full symbols build released as 1.0.0."""
-    from cogforge.exports.release import release
-
-    root = tmp_path_factory.mktemp("releases")
-    return release(symbols_build, "1.0.0", root, decisions=root / "none.jsonl")
+    return default_release("symbols", symbols_build, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
@@ -115,10 +155,7 @@ def corecognition_build(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def corecognition_release(corecognition_build, tmp_path_factory) -> Path:
     """The full CoreCognition build released as 1.0.0."""
-    from cogforge.exports.release import release
-
-    root = tmp_path_factory.mktemp("releases")
-    return release(corecognition_build, "1.0.0", root, decisions=root / "none.jsonl")
+    return default_release("corecognition", corecognition_build, tmp_path_factory)
 
 
 # --------------------------------------------------------------------------- a benchmark from outside
@@ -139,31 +176,37 @@ def shapecount_cli(site: Path, *argv, cwd: Path, env: dict | None = None) -> sub
 @pytest.fixture(scope="session")
 def shapecount_site(tmp_path_factory) -> Path:
     """examples/shapecount installed by pip (from a copy: setuptools writes build/ beside the sources)."""
-    tmp = tmp_path_factory.mktemp("shapecount")
-    shutil.copytree(EXAMPLE, tmp / "src", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-                    "--no-build-isolation", "--target", str(tmp / "site"), str(tmp / "src")],
-                   check=True, capture_output=True)
-    return tmp / "site"
+    def make(tmp: Path) -> Path:
+        shutil.copytree(EXAMPLE, tmp / "src", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        "--no-deps", "--no-build-isolation", "--target", str(tmp / "site"), str(tmp / "src")],
+                       check=True, capture_output=True)
+        return tmp / "site"
+
+    return once(tmp_path_factory, "shapecount", make)
 
 
 @pytest.fixture(scope="session")
 def shapecount_build(shapecount_site, tmp_path_factory) -> Path:
     """`cogforge build shapecount` with the package's default config (144 items)."""
-    tmp = tmp_path_factory.mktemp("shapecount-build")
-    result = shapecount_cli(shapecount_site, "build", "shapecount", "--out", tmp / "build", "--quiet", cwd=tmp)
-    assert result.returncode == 0, result.stderr
-    return tmp / "build"
+    def make(tmp: Path) -> Path:
+        result = shapecount_cli(shapecount_site, "build", "shapecount", "--out", tmp / "build", "--quiet", cwd=tmp)
+        assert result.returncode == 0, result.stderr
+        return tmp / "build"
+
+    return once(tmp_path_factory, "shapecount-build", make)
 
 
 @pytest.fixture(scope="session")
 def shapecount_release_folder(shapecount_site, shapecount_build, tmp_path_factory) -> Path:
     """`cogforge release` of that build as 1.0.0."""
-    tmp = tmp_path_factory.mktemp("shapecount-releases")
-    result = shapecount_cli(shapecount_site, "release", shapecount_build, "--version", "1.0.0",
-                            "--releases", tmp, cwd=tmp)
-    assert result.returncode == 0, result.stderr
-    return tmp / "shapecount" / "1.0.0"
+    def make(tmp: Path) -> Path:
+        result = shapecount_cli(shapecount_site, "release", shapecount_build, "--version", "1.0.0",
+                                "--releases", tmp, cwd=tmp)
+        assert result.returncode == 0, result.stderr
+        return tmp / "shapecount" / "1.0.0"
+
+    return once(tmp_path_factory, "shapecount-releases", make)
 
 
 @pytest.fixture
@@ -195,26 +238,32 @@ def field_env(**extra: str) -> dict:
 def wheel(tmp_path_factory) -> Path:
     """cogforge's wheel from the working tree, built as `make wheel` builds it: `python -m build`
     (an sdist, then the wheel from the sdist) with the setuptools that requirements.lock pins."""
-    out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    (found,) = out.glob("cogforge-*.whl")
-    return found
+    def make(out: Path) -> Path:
+        proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+        (found,) = out.glob("cogforge-*.whl")
+        return found
+
+    return once(tmp_path_factory, "dist", make)
 
 
 @pytest.fixture(scope="session")
-def field_python(wheel) -> Path:
+def field_python(wheel, tmp_path_factory) -> Path:
     """.venv-lmms's python with the session's wheel installed; `pip check` names nothing but FIELD_UNMET."""
     python = FIELD_VENV / "bin" / "python"
     assert python.is_file(), "run `make test` (it installs .venv-lmms)"
-    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
-    proc = subprocess.run([*pip, "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
-                          capture_output=True, text=True, env=field_env())
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    check = subprocess.run([*pip, "check"], capture_output=True, text=True, env=field_env())
-    assert set(check.stdout.splitlines()) - {"No broken requirements found."} <= FIELD_UNMET, check.stdout
-    return python
+
+    def make(_: Path) -> Path:
+        pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
+        proc = subprocess.run([*pip, "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
+                              capture_output=True, text=True, env=field_env())
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        check = subprocess.run([*pip, "check"], capture_output=True, text=True, env=field_env())
+        assert set(check.stdout.splitlines()) - {"No broken requirements found."} <= FIELD_UNMET, check.stdout
+        return python
+
+    return once(tmp_path_factory, "field-python", make)
 
 
 @pytest.fixture(scope="session")
@@ -351,3 +400,20 @@ def ray_cluster():
     finally:
         ray.shutdown()  # a driver a failed test left connected
         cluster.shutdown()
+
+
+# --------------------------------------------------------------------------- a tiny diffusers model
+# The refinement backend (generators/refine.py) with a real pipeline and no download: a Stable
+# Diffusion img2img pipeline of the real classes with tiny configs and random weights (UNet 8/16
+# channels, a 2-block VAE, a 2-layer CLIP text model, a byte-level CLIP tokenizer from a vocab.json
+# and merges.txt it writes), saved with save_pretrained; `make bench` measures the backend on the
+# same model. Tests load it as a user's model folder.
+
+
+@pytest.fixture(scope="session")
+def tiny_pipeline(tmp_path_factory) -> Path:
+    """A folder holding a tiny StableDiffusionImg2ImgPipeline (random weights, 32 px), as
+    save_pretrained writes it (:func:`cogforge.bench.make_tiny_pipeline`)."""
+    from cogforge.bench import make_tiny_pipeline
+
+    return once(tmp_path_factory, "tiny-pipeline", make_tiny_pipeline)
