@@ -168,7 +168,7 @@ annotate: $(STAMP) $(LS_STAMP)
 # cores); tests/conftest.py says how the workers share the full builds. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
 test: $(STAMP) $(REFINE_STAMP) $(LS_STAMP) $(LMMS_STAMP) $(DATASETS3_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
-	$(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
+	$(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadscope)
 
 bench: $(STAMP) $(REFINE_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
 	$(PY) -m cogforge.bench

@@ -25,24 +25,53 @@ ROOT = Path(__file__).resolve().parent.parent
 # `make test` runs the suite in two pytest-xdist workers. A session fixture is made once per
 # worker, so the expensive ones (full builds, releases, the wheel) go through `once`: the first
 # worker to ask makes it in a folder both share while the other waits, the recipe of the
-# pytest-xdist docs. Tests never change what a session fixture made. The tests of one module stay
-# on one worker (module fixtures are made once), and the tests that need the session's Label
-# Studio server or Ray cluster share a worker, so each starts once.
+# pytest-xdist docs. Tests never change what a session fixture made.
+#
+# Work goes to the workers a group at a time (`pytest_xdist_make_scheduler`): the tests of one
+# module stay on one worker (module fixtures are made once), and the modules that use the
+# session's Label Studio server, or its Ray cluster, form one group each, so each starts once.
+# (xdist's own `--dist loadgroup` reads a node id pytest 9 no longer lets it change.)
 
 LABEL_STUDIO_FIXTURES = {"server", "conn", "people", "root"}
+LABEL_STUDIO_MODULES = {"test_annotation", "test_annotation_server", "test_cogevolve_annotation",
+                        "test_corecognition_annotation", "test_example_benchmark", "test_refine_qc",
+                        "test_symbols_guessability"}
 RAY_MODULES = {"test_distributed", "test_shards", "test_refine"}
+# The longest groups go first, so the two workers do not end on one long group and each
+# starts with a different full build (measured with a per-test timeline; the rest keep their order).
+LONG_FIRST = ["label-studio", "ray", "test_lmms_real", "test_correctness", "test_interop", "test_eval",
+              "test_constructure", "test_corecognition", "test_build_folder", "test_release"]
+
+
+def group_of(nodeid: str) -> str:
+    """The group a test runs in: its module's, or "label-studio" or "ray"."""
+    module = Path(nodeid.split("::")[0]).stem
+    if module in LABEL_STUDIO_MODULES:
+        return "label-studio"
+    return "ray" if module in RAY_MODULES else module
 
 
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        module = item.module.__name__ if item.module else item.nodeid.split("::")[0]
-        if LABEL_STUDIO_FIXTURES & set(getattr(item, "fixturenames", ())):
-            group = "label-studio"
-        elif module in RAY_MODULES:
-            group = "ray"
-        else:
-            group = module
-        item.add_marker(pytest.mark.xdist_group(group))
+    strays = sorted({Path(item.nodeid.split("::")[0]).stem for item in items
+                     if LABEL_STUDIO_FIXTURES & set(getattr(item, "fixturenames", ()))} - LABEL_STUDIO_MODULES)
+    if strays:
+        raise pytest.UsageError(f"tests/conftest.py: LABEL_STUDIO_MODULES misses {strays}, whose tests use the "
+                                "Label Studio server; add them so one worker starts it")
+    rank = {name: k for k, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(group_of(item.nodeid), len(rank)))  # stable: the rest keep their order
+
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling, with :func:`group_of` as the scope."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    config.option.loadscopereorder = False  # keep LONG_FIRST's order, not the most tests first
+    return GroupScheduling(config, log)
 
 
 def once(tmp_path_factory, name: str, make: Callable[[Path], Path]) -> Path:
