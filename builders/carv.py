@@ -890,3 +890,56 @@ def type_counts(drawn: list[dict[str, State]]) -> dict[str, int]:
         key = change_type(states)
         counts[key] = counts.get(key, 0) + 1
     return dict(sorted(counts.items()))
+
+
+# --------------------------------------------------------------------------- streams
+# The hooks of `cogforge.environments`: item ``index`` of a cell drawn from (seed, cell,
+# index, attempt) alone, one item per draw, with the procedural renders as PNG bytes.
+
+
+def stream_tasks(config: dict) -> list[str]:
+    """The cells, in the config's order."""
+    return [cell["id"] for cell in config["cells"]]
+
+
+@functools.cache
+def _feasible_atomic(setting: str, operation: str) -> tuple[int, ...]:
+    world = load_world()
+    probe = Cell("probe", setting, operation, 1, 1, "")
+    return tuple(a for a in range(1, len(PROPERTIES) + 1) if plans(replace(probe, atomic=a), world))
+
+
+def stream_knobs(config: dict) -> dict[str, dict[str, tuple[int, ...]]]:
+    """Per cell, ``atomic``: the atomic changes in each context pair (the paper's |T|),
+    every value for which the cell's setting and operation have a feasible type."""
+    return {cell.id: {"atomic": _feasible_atomic(cell.setting, cell.operation)} for cell in _cells(config)}
+
+
+@functools.cache
+def _stream_render(state: State) -> bytes:
+    return ProceduralRenderer().render(state)
+
+
+def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
+                difficulty: dict) -> tuple[Item, dict[str, bytes]]:
+    """Item ``index`` of cell ``task``: one draw of :func:`sample_cell` with its own
+    generator (``part`` names the stream, the index and the attempt), its images rendered."""
+    cell = replace(next(c for c in _cells(config) if c.id == task), count=1, **difficulty)
+    world = load_world()
+    (states,) = sample_cell(cell, world, seed, set(world.states()), part=f"stream:{index}:{attempt}")
+    files = {f"images/{hashlib.sha256(png).hexdigest()}.png": png
+             for png in map(_stream_render, states.values())}
+    image_of = {s: f"images/{hashlib.sha256(_stream_render(s)).hexdigest()}.png" for s in states.values()}
+    item = make_item(cell, 1, states, image_of, world)
+    return replace(item, id=f"{NAME}-{task}-stream-{index}", split="train"), files
+
+
+def stream_unit(item: Item | dict) -> str:
+    """The states an item shows, in their roles: the same pictures asked another way are one unit."""
+    meta = item.meta if isinstance(item, Item) else item["meta"]
+    return json.dumps({role: state for role, state in meta["states"].items() if role != "answer"}, sort_keys=True)
+
+
+def load_stream_config() -> dict:
+    """The default config (``builders/carv.toml``): its cells are the stream's tasks."""
+    return load_config()

@@ -21,6 +21,8 @@ layout).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import json
 import random
@@ -257,6 +259,15 @@ def make_shard(shard: sharding.Shard, seed: int, splits: dict[str, int]) -> shar
     and counted, so a shard of a concept with few distinct pairs may hold fewer items."""
     dropped: Counter = Counter()
     planned = _plan_concept(cc.concepts()[shard.task], shard.count // 2, seed, dropped, shard.part)
+    items, units, images = _drawn_items(shard.task, planned, lambda _pair_id, unit: split_of(unit, splits, seed),
+                                        seed, shard.part, shard.start + 1, dropped)
+    return sharding.ShardOutput(items, images, units, {"dropped_pairs": dict(dropped)})
+
+
+def _drawn_items(concept: str, planned: list[tuple], split_of_pair: Callable[[str, str], str], seed: int,
+                 part, first: int, dropped: Counter) -> tuple[list[Item], list[str], dict[str, bytes]]:
+    """:func:`_make_items` with the pairs drawn here and their images kept in memory,
+    ``{"images/<sha256>.png": png}``."""
     pictures = iter([draw_item(f.name, params) for f, _k, c, t in planned for params in (c, t)])
     images: dict[str, bytes] = {}
 
@@ -265,12 +276,8 @@ def make_shard(shard: sharding.Shard, seed: int, splits: dict[str, int]) -> shar
         images[rel] = png
         return rel
 
-    def split_by_content(_pair_id: str, unit: str) -> str:
-        return split_of(unit, splits, seed)
-
-    items, units = _make_items(shard.task, planned, pictures, store, split_by_content, seed, shard.part,
-                               shard.start + 1, dropped)
-    return sharding.ShardOutput(items, images, units, {"dropped_pairs": dict(dropped)})
+    items, units = _make_items(concept, planned, pictures, store, split_of_pair, seed, part, first, dropped)
+    return items, units, images
 
 
 def _build_sharded(out_dir, config, seed, modules, progress, run: sharding.RunSettings, resume, started) -> dict:
@@ -294,3 +301,62 @@ def stats_markdown(items: list[Item]) -> str:
     for (stage, concept, family, kind), n in sorted(rows.items(), key=lambda kv: (order[kv[0][1]], kv[0][2])):
         lines.append(f"| {stage} | {concept} | {family} | {kind} | {n} |")
     return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- streams
+# The hooks of `cogforge.environments`: items two by two from pairs, pair ``index // 2`` of
+# a concept drawn from (seed, concept, pair, attempt) alone, its family the concept's
+# families in turn, which of the two items comes first drawn from the same key.
+
+_STREAM_TRIES = 20
+
+
+def stream_tasks(config: dict) -> list[str]:
+    """The concepts with a module, in the paper's order."""
+    return [c for c in cc.CONCEPTS if c in cc.concepts()]
+
+
+def stream_knobs(config: dict) -> dict[str, dict]:
+    """No knobs yet: a family's parameters are drawn over the ranges its paradigm fixes."""
+    return {concept: {} for concept in stream_tasks(config)}
+
+
+@functools.lru_cache(maxsize=256)
+def _stream_pair(seed: int, concept: str, pair: int, attempt: int) -> tuple[tuple[Item, dict[str, bytes]], ...]:
+    families = cc.concepts()[concept].FAMILIES
+    family = families[pair % len(families)]
+    for retry in range(_STREAM_TRIES):
+        key = f"{seed}:stream:{pair}:{attempt}:{retry}"
+        dropped: Counter = Counter()
+        planned = [(family, k, c, t) for k, c, t in _pairs(family, 1, key, dropped)]
+        items, _units, images = _drawn_items(concept, planned, lambda _pair_id, _unit: "train", seed,
+                                             f"stream{pair}", 1, dropped)
+        if items:  # none: the family found no valid pair in its tries, or the twin looks the same
+            if random.Random(f"corecognition:{key}:first").random() < 0.5:
+                items.reverse()
+            return tuple((item, {rel: images[rel] for rel in (*item.images, *_combined(item))}) for item in items)
+    raise RuntimeError(f"corecognition {concept}, family {family.name}: no valid pair for stream pair {pair} "
+                       f"in {_STREAM_TRIES} keys")
+
+
+def _combined(item: Item) -> tuple[str, ...]:
+    return (item.meta["combined_image"],) if "combined_image" in item.meta else ()
+
+
+def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
+                difficulty: dict) -> tuple[Item, dict[str, bytes]]:
+    """Item ``index`` of concept ``task``: one half of stream pair ``index // 2``."""
+    item, files = _stream_pair(seed, task, index // 2, attempt)[index % 2]
+    return dataclasses.replace(item, id=f"{NAME}-{task}-stream-{index}"), files
+
+
+def stream_unit(item: Item | dict) -> str:
+    """The pair's scene, every parameter but the causal one (what splits go by)."""
+    meta = item.meta if isinstance(item, Item) else item["meta"]
+    return json.dumps([meta["family"], {k: v for k, v in meta["params"].items() if k != meta["causal_param"]}],
+                      sort_keys=True)
+
+
+def load_stream_config() -> dict:
+    """The default config (``builders/corecognition.toml``)."""
+    return _config(None, None)[0]

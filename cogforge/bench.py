@@ -567,8 +567,34 @@ def bench_refine(work: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def bench_streams(work: Path) -> list[tuple[str, str]]:
+    """Each streaming benchmark as a training stream (cogforge.environments), in this one
+    process: items/s over every task (after a warm-up item per task, which loads the world
+    and, for CARV, renders on first use), and the time to open a fresh stream and make item
+    10^9 (target: under 1 s; the build's items/s per process is the items/s target)."""
+    from cogforge import environments
+
+    rows = []
+    for name, count in (("carv", 2000), ("corecognition", 300)):
+        stream = environments.open(name, seed=1)
+        for i in range(len(stream.tasks)):
+            stream[10**6 + i]
+        started = time.perf_counter()
+        for i in range(count):
+            stream[i]
+        wall = time.perf_counter() - started
+        rows.append((f"stream {name}: items/s over {len(stream.tasks)} tasks, 1 process ({count} items)",
+                     f"{count / wall:.1f}"))
+        started = time.perf_counter()
+        environments.open(name, seed=2)[10**9]
+        rows.append((f"stream {name}: seconds to open a stream and make item 10^9 (target < 1 s)",
+                     f"{time.perf_counter() - started:.3f}"))
+    return rows
+
+
 BENCHES = (bench_carv, bench_constructure, bench_cogevolve, bench_symbols, bench_physics, bench_mathematics,
-           bench_culture, bench_language, bench_corecognition, bench_executors, bench_scaling, bench_refine)
+           bench_culture, bench_language, bench_corecognition, bench_executors, bench_scaling, bench_refine,
+           bench_streams)
 
 
 def main(argv: list[str] | None = None) -> int:

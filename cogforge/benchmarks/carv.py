@@ -28,6 +28,7 @@ BENCHMARK = Benchmark.of_modules(
     qc=qc,
     scorer=scorer,
     card=card,
+    stream=builder,
     stages=(
         Stage("carv-image-audit", builder.NAME, "image", True, carv_image_audit_tasks,
               carv_image_audit_predictions),

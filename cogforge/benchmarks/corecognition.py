@@ -13,6 +13,7 @@ BENCHMARK = Benchmark.of_modules(
     qc=qc,
     scorer=scorer,
     card=card,
+    stream=builder,
     # the paper's two rounds of cross-validation by separate groups (its section 3.2): the
     # same tasks in two projects; an item rejected in either round is flagged
     stages=tuple(Stage(f"corecognition-cross-validation-{n}", builder.NAME, "item", True,

@@ -80,6 +80,11 @@ class Benchmark:
             (:class:`cogforge.annotation.stages.Stage`, ``benchmark`` set to this name);
             the shared stages (``item-validation``, ...) serve every benchmark.
         inputs: what ``--input KEY=PATH`` accepts, ``{key: what the file is}``.
+        stream: the hooks that make the benchmark a training environment
+            (:mod:`cogforge.environments`): ``load_stream_config()``,
+            ``stream_tasks(config)``, ``stream_knobs(config)``, ``stream_item(config, seed,
+            task, index, attempt, difficulty) -> (Item, {path: bytes})`` and
+            ``stream_unit(item) -> str``; usually the builder module. None: it does not stream.
         origin: set by the registry: the package that registered the benchmark and its
             entry point.
     """
@@ -94,6 +99,7 @@ class Benchmark:
     card: Any = None
     stages: Sequence[Any] = ()
     inputs: dict[str, str] = field(default_factory=dict)
+    stream: Any = None
     origin: str = ""
 
     def schema(self) -> type[BaseModel]:

@@ -1,0 +1,233 @@
+"""Every task as an endless, verifiable training environment (``README.md``, "Train with
+cogforge").
+
+``open(benchmark)`` gives a random-access stream of fresh items: item ``i`` is computed
+from (seed, task, i) alone, so it is the same bytes in any order, on any worker and in any
+process, and reaching item 10^9 costs what item 0 does. ``score(item, reply)`` is the
+benchmark's own verifier, the judge ``cogforge eval`` scores with, as a reward in [0, 1].
+
+A benchmark streams when its descriptor names stream hooks
+(:attr:`cogforge.core.registry.Benchmark.stream`), a module with:
+
+* ``load_stream_config() -> config``: the benchmark's default config, as its build reads it;
+* ``stream_tasks(config) -> [task, ...]``;
+* ``stream_knobs(config) -> {task: {knob: (allowed value, ...)}}``, the difficulty knobs;
+* ``stream_item(config, seed, task, index, attempt, difficulty) -> (Item, {path: bytes})``:
+  the item and its files, a function of its arguments alone (``attempt`` > 0 re-draws an
+  item the exclusion refused);
+* ``stream_unit(item) -> str``: what the item is made from (CARV: the states it shows;
+  CoreCognition: the pair's scene), for :class:`Exclusion`.
+
+Tasks interleave: item ``i`` of a stream over ``T`` tasks is item ``i // T`` of task
+``tasks[i % T]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cogforge.core import registry
+from cogforge.core.errors import UserError
+from cogforge.core.record import Item
+from cogforge.core.releases import ReleaseError, iter_rows
+
+MAX_ATTEMPTS = 64  # re-draws of one item the exclusion refused before the stream gives up
+
+
+class StreamError(UserError):
+    """A benchmark that does not stream, an unknown task or knob, a bad index."""
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def content_key(question: str, images: list[str], options: list[str] | None) -> str:
+    """What a model sees: the prompt, the images (content-addressed names, so their bytes)
+    and the options."""
+    names = [Path(p).name for p in images]
+    return _key(json.dumps([question, names, options], ensure_ascii=False))
+
+
+@dataclass
+class Exclusion:
+    """What a stream must never yield: the content keys and unit keys of released items,
+    with the release folders they come from."""
+
+    content: set[str] = field(default_factory=set)
+    units: set[str] = field(default_factory=set)
+    releases: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, releases, hooks: Any) -> "Exclusion":
+        """From release folders (one, or a list), read a row at a time."""
+        out = cls()
+        for folder in [releases] if isinstance(releases, (str, Path)) else releases:
+            folder = Path(folder)
+            if not (folder / "release.json").is_file():
+                raise ReleaseError(f"{folder} is not a release folder (no release.json); give the folder "
+                                   "`cogforge release` wrote, e.g. releases/carv/1.0.0")
+            for row in iter_rows(folder):
+                meta = json.loads(row["meta"]) if isinstance(row["meta"], str) else row["meta"]
+                out.content.add(content_key(row["question"], row["file_names"], row["options"]))
+                out.units.add(_key(hooks.stream_unit({**row, "meta": meta})))
+            out.releases.append(str(folder))
+        return out
+
+    def refuses(self, item: Item, hooks: Any) -> bool:
+        return (content_key(item.question, item.images, item.options) in self.content
+                or _key(hooks.stream_unit(item)) in self.units)
+
+
+def _record(item: Item, files: dict[str, bytes], index: int) -> dict:
+    """The build's record with the images as PNG bytes, and the stream index."""
+    return {"id": item.id, "benchmark": item.benchmark, "task": item.task, "split": item.split,
+            "question": item.question, "images": [files[p] for p in item.images], "options": item.options,
+            "answer": item.answer, "meta": item.meta, "index": index}
+
+
+class Environment:
+    """A stream of items of one benchmark's tasks; ``size=None`` is endless.
+
+    ``env[i]`` computes item ``i``; iterating goes from 0 up. Items are dicts: ``id``,
+    ``benchmark``, ``task``, ``split`` ("train"), ``question``, ``images`` (PNG bytes),
+    ``options``, ``answer``, ``meta`` and ``index``.
+    """
+
+    def __init__(self, benchmark: str, tasks: list[str], seed: int, size: int | None, difficulty: dict,
+                 config: dict, hooks: Any, exclusion: Exclusion | None):
+        self.benchmark, self.tasks, self.seed, self.size = benchmark, tasks, seed, size
+        self.difficulty, self.config, self.hooks, self.exclusion = difficulty, config, hooks, exclusion
+        self.refused = 0  # items the exclusion re-drew, in this process
+
+    def __repr__(self) -> str:
+        size = "endless" if self.size is None else f"{self.size} items"
+        return f"<Environment {self.benchmark} {len(self.tasks)} tasks seed={self.seed} {size}>"
+
+    def __len__(self) -> int:
+        if self.size is None:
+            raise TypeError("an endless stream has no length; open it with size=N, or index it")
+        return self.size
+
+    def __getitem__(self, index: int) -> dict:
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise TypeError(f"stream indices are integers, not {type(index).__name__}")
+        if index < 0 or (self.size is not None and index >= self.size):
+            raise IndexError(f"item {index} is outside the stream (0 to {'endless' if self.size is None else self.size - 1})")
+        task = self.tasks[index % len(self.tasks)]
+        within = index // len(self.tasks)
+        for attempt in range(MAX_ATTEMPTS):
+            item, files = self.hooks.stream_item(self.config, self.seed, task, within, attempt,
+                                                 self.difficulty.get(task, {}))
+            if self.exclusion is None or not self.exclusion.refuses(item, self.hooks):
+                return _record(item, files, index)
+            self.refused += 1
+        raise RuntimeError(f"{self.benchmark} {task} item {within}: {MAX_ATTEMPTS} draws were all in "
+                           f"{', '.join(self.exclusion.releases)}; the task has too few distinct items to stream "
+                           "beside that release")
+
+    def __iter__(self) -> Iterator[dict]:
+        for index in (range(self.size) if self.size is not None else itertools.count()):
+            yield self[index]
+
+    def to_iterable_dataset(self):
+        """A ``datasets.IterableDataset`` of the stream (images as PNG bytes), for training
+        loops and streaming pipelines: see :func:`cogforge.environments.adapters.iterable_dataset`."""
+        from cogforge.environments.adapters import iterable_dataset
+
+        return iterable_dataset(self)
+
+
+def _hooks(benchmark: str) -> Any:
+    descriptor = registry.get(benchmark)
+    if descriptor.stream is None:
+        raise StreamError(f"benchmark {benchmark!r} has no stream hooks (Benchmark.stream); streaming "
+                                f"benchmarks: {', '.join(streaming()) or 'none'}")
+    return descriptor.stream
+
+
+def streaming() -> list[str]:
+    """The registered benchmarks that stream."""
+    return [name for name in registry.available() if registry.get(name).stream is not None]
+
+
+def knobs(benchmark: str) -> dict[str, dict[str, tuple]]:
+    """Each task's difficulty knobs with their allowed values."""
+    hooks = _hooks(benchmark)
+    return hooks.stream_knobs(hooks.load_stream_config())
+
+
+def _difficulty(benchmark: str, tasks: list[str], all_knobs: dict, difficulty: dict | None) -> dict:
+    """``{knob: value}`` for every chosen task, or ``{task: {knob: value}}``; checked."""
+    if not difficulty:
+        return {}
+    per_task = difficulty if set(difficulty) <= set(all_knobs) else {task: difficulty for task in tasks}
+    for task, chosen in per_task.items():
+        if task not in tasks:
+            raise StreamError(f"difficulty names task {task!r}, which this stream does not draw from "
+                                    f"({', '.join(tasks)})")
+        for knob, value in chosen.items():
+            allowed = all_knobs[task].get(knob)
+            if allowed is None:
+                raise StreamError(f"{benchmark} task {task!r} has no difficulty knob {knob!r}; its knobs: "
+                                        f"{', '.join(all_knobs[task]) or 'none'}")
+            if value not in allowed:
+                raise StreamError(f"{benchmark} task {task!r}: {knob}={value!r} is not one of "
+                                        f"{list(allowed)}")
+    return per_task
+
+
+def open(benchmark: str, task: str | list[str] | None = None, seed: int = 0, size: int | None = None,
+         difficulty: dict | None = None, exclude=None) -> Environment:
+    """A stream of ``benchmark``'s items (every task, or ``task``: a name or a list).
+
+    Args:
+        seed: item ``i`` is a function of (seed, task, i) alone.
+        size: the number of items; None is endless.
+        difficulty: ``{knob: value}`` for every task, or ``{task: {knob: value}}``
+            (:func:`knobs` lists them); a curriculum sets it level by level.
+        exclude: a release folder, or a list of them: no item the stream yields is one a
+            model would see as one of theirs (same prompt, image bytes and options) or is
+            made from the same unit (``stream_unit``); such draws are re-drawn.
+    """
+    hooks = _hooks(benchmark)
+    config = hooks.load_stream_config()
+    available = hooks.stream_tasks(config)
+    tasks = available if task is None else [task] if isinstance(task, str) else list(task)
+    unknown = [t for t in tasks if t not in available]
+    if unknown or not tasks:
+        raise StreamError(f"{benchmark} has no task {', '.join(map(repr, unknown)) or '(none given)'}; "
+                                f"its tasks: {', '.join(available)}")
+    if size is not None and (not isinstance(size, int) or size < 0):
+        raise StreamError(f"size must be a whole number of items or None (endless), not {size!r}")
+    chosen = _difficulty(benchmark, tasks, hooks.stream_knobs(config), difficulty)
+    exclusion = Exclusion.of(exclude, hooks) if exclude is not None else None
+    return Environment(benchmark, tasks, int(seed), size, chosen, config, hooks, exclusion)
+
+
+def score(item: dict, reply: str) -> float:
+    """The reward of ``reply`` to a stream item (or a release row): 1.0 when the
+    benchmark's judge accepts it, else 0.0. The answer is read from the reply as
+    ``cogforge eval`` reads it (a letter, the option's text, ``{"answer": ...}``, a JSON
+    caption), and a reply it refuses (empty, several answers, hostile) scores 0."""
+    from cogforge.evaluate.score import Scorer
+
+    if not isinstance(reply, str):
+        return 0.0
+    row = {k: item[k] for k in ("id", "task", "question", "options", "answer")}
+    row["meta"] = json.loads(item["meta"]) if isinstance(item["meta"], str) else item["meta"]
+    row["split"] = item.get("split", "train")
+    result = Scorer([row], item["benchmark"]).one(row, {"response": reply}, row["options"])
+    return 1.0 if result["correct"] else 0.0
+
+
+from cogforge.environments.adapters import iterable_dataset  # noqa: E402  (imports datasets when called)
+
+__all__ = ["Environment", "Exclusion", "StreamError", "content_key", "iterable_dataset", "knobs", "open", "score",
+           "streaming"]
