@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from scipy import ndimage
@@ -254,6 +254,14 @@ def is_refined(manifest: dict) -> bool:
     return (manifest.get("renderer") or {}).get("name") == "refine"
 
 
+def build_thresholds(manifest: dict) -> Thresholds:
+    """The thresholds the build refined with: its config's ``[refine.qc]`` (the manifest's
+    ``refine.qc``) over the defaults, so QC re-checks what the build checked."""
+    chosen = ((manifest.get("refine") or {}).get("qc")) or {}
+    known = {f.name for f in fields(Thresholds)}
+    return Thresholds(**{k: v for k, v in chosen.items() if k in known and v is not None})
+
+
 def check_refined_build(build: Build) -> CheckResult:
     """``cogforge qc`` on a refined CARV build: every refined image against its render.
 
@@ -267,6 +275,7 @@ def check_refined_build(build: Build) -> CheckResult:
     if not states_file.is_file():
         out.findings.append(Finding("error", "refine", "states.jsonl", "missing: the state -> image map"))
         return out
+    thresholds = build_thresholds(build.manifest)
     checked = failed = 0
     worst = {"edge_iou": 1.0, "hue": 0.0}
     for number, line in enumerate(states_file.read_text().splitlines(), 1):
@@ -281,7 +290,8 @@ def check_refined_build(build: Build) -> CheckResult:
             failed += 1
             continue
         try:
-            verdict = check_refined((build.path / render).read_bytes(), (build.path / image).read_bytes(), state)
+            verdict = check_refined_with((build.path / render).read_bytes(), (build.path / image).read_bytes(),
+                                         state, thresholds)
         except FileNotFoundError as err:
             out.findings.append(Finding("error", "refine", where, f"{err.filename} is missing"))
             failed += 1
@@ -299,7 +309,7 @@ def check_refined_build(build: Build) -> CheckResult:
             out.findings.append(Finding("error", "refine", image,
                                         f"refinement changed the picture ({render}): " + "; ".join(verdict.reasons)))
     out.stats = {"images_checked": checked, "images_failed": failed, "min_edge_iou": worst["edge_iou"],
-                 "max_hue_deg": worst["hue"], "thresholds": vars(Thresholds())}
+                 "max_hue_deg": worst["hue"], "thresholds": vars(thresholds)}
     return out
 
 

@@ -226,6 +226,16 @@ def test_cogforge_qc_reports_each_image_that_fails(renders, tmp_path):
     assert report.stats["refine"]["images_checked"] == 4 and report.stats["refine"]["images_failed"] == 1
 
 
+def test_cogforge_qc_checks_with_the_thresholds_the_build_used(renders, tmp_path):
+    build = refined_build(tmp_path / "carv", renders, recoloured=STATES[2])
+    manifest = json.loads((build / "manifest.json").read_text())
+    loose = {"edge_iou": None, "object_edge_iou": None, "hue": 179.0, "count_tolerance": None}
+    (build / "manifest.json").write_text(json.dumps({**manifest, "refine": {"qc": loose}}))
+    report = run_qc(build, decisions=tmp_path / "none.jsonl")
+    assert not [f for f in report.findings if f.check == "refine"]
+    assert report.stats["refine"]["thresholds"] == {**vars(Thresholds()), "hue": 179.0}
+
+
 def test_cogforge_qc_skips_a_build_that_is_not_refined(renders, tmp_path):
     build = refined_build(tmp_path / "carv", renders, recoloured=STATES[2])
     manifest = json.loads((build / "manifest.json").read_text())
