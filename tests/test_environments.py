@@ -168,3 +168,26 @@ def test_the_datasets_adapter_is_read_by_datasets(tmp_path):
     assert {r["index"] % 2 for r in halves[0]} == {0} and {r["index"] % 2 for r in halves[1]} == {1}
     endless = env.open("carv", seed=1).to_iterable_dataset()
     assert [r["index"] for r in endless.take(3)] == [0, 1, 2]
+
+
+def test_a_curriculum_steps_the_knob_up_and_down_with_the_rewards():
+    curriculum = env.Curriculum("carv", task=["ss-union-2", "ss-union-3"], knob="atomic", window=4, seed=9)
+    assert curriculum.levels == [1, 2, 3, 4] and curriculum.difficulty == {"atomic": 1}
+    for reward in [1, 1, 1, 0.5]:  # mean 0.875 >= 0.8: up
+        item = curriculum.next_item()
+        assert item["meta"]["atomic"] == 1
+        curriculum.record(reward)
+    assert curriculum.level == 1 and curriculum.next_item()["meta"]["atomic"] == 2
+    for reward in [0.5, 0.5, 0.5, 0.5]:  # between: stays
+        curriculum.record(reward)
+    assert curriculum.level == 1
+    for reward in [0, 0, 1, 0]:  # mean 0.25 <= 0.3: down
+        curriculum.record(reward)
+    assert curriculum.level == 0 and curriculum.history == [0, 1, 0]
+    again = env.Curriculum("carv", task=["ss-union-2", "ss-union-3"], knob="atomic", window=4, seed=9)
+    assert digest(again.next_item()) == digest(env.open("carv", task=["ss-union-2", "ss-union-3"], seed=9,
+                                                        difficulty={"atomic": 1})[0])
+    from cogforge.core.errors import UserError
+
+    with pytest.raises(UserError, match="share no difficulty knob"):
+        env.Curriculum("corecognition", task="boundary")

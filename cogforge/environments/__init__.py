@@ -211,6 +211,72 @@ def open(benchmark: str, task: str | list[str] | None = None, seed: int = 0, siz
     return Environment(benchmark, tasks, int(seed), size, chosen, config, hooks, exclusion)
 
 
+class Curriculum:
+    """Difficulty that follows a reward signal (reasoning-gym's coaching idea): the levels
+    are a knob's allowed values in order; after every ``window`` rewards the level goes up
+    when their mean reaches ``promote``, down when it falls to ``demote``, and the window
+    starts again. ``next_item()`` gives the next item of the stream at the current level;
+    the same rewards give the same levels and items.
+
+    Example::
+
+        curriculum = Curriculum("carv", task="ss-union-2", knob="atomic")
+        item = curriculum.next_item()
+        curriculum.record(score(item, model_reply))
+    """
+
+    def __init__(self, benchmark: str, task: str | list[str] | None = None, knob: str | None = None,
+                 seed: int = 0, window: int = 32, promote: float = 0.8, demote: float = 0.3, level: int = 0,
+                 exclude=None):
+        base = open(benchmark, task=task, seed=seed, exclude=exclude)
+        all_knobs = knobs(benchmark)
+        shared = set.intersection(*(set(all_knobs[t]) for t in base.tasks))
+        if not shared or (knob is not None and knob not in shared):
+            raise StreamError(f"{benchmark} tasks {', '.join(base.tasks)} share no difficulty knob "
+                              f"{knob!r}" if knob else f"{benchmark} tasks {', '.join(base.tasks)} share no "
+                              "difficulty knob; `environments.knobs` lists each task's")
+        self.knob = knob or sorted(shared)[0]
+        self.levels = sorted(set.intersection(*(set(all_knobs[t][self.knob]) for t in base.tasks)))
+        if not 0 <= level < len(self.levels) or not 0 <= demote < promote <= 1 or window < 1:
+            raise StreamError(f"curriculum: level must be 0 to {len(self.levels) - 1}, 0 <= demote < promote "
+                              "<= 1 and window >= 1")
+        self.benchmark, self.tasks, self.seed, self.exclude = benchmark, base.tasks, seed, base.exclusion
+        self.window, self.promote, self.demote, self.level = window, promote, demote, level
+        self.rewards: list[float] = []
+        self.history: list[int] = [level]  # the level after each change
+        self._streams: dict[int, Environment] = {}
+        self._next: dict[int, int] = {}  # the next index at each level
+
+    @property
+    def difficulty(self) -> dict:
+        return {self.knob: self.levels[self.level]}
+
+    def stream(self) -> Environment:
+        """The stream at the current level."""
+        if self.level not in self._streams:
+            stream = open(self.benchmark, task=self.tasks, seed=self.seed, difficulty=self.difficulty)
+            stream.exclusion = self.exclude
+            self._streams[self.level] = stream
+        return self._streams[self.level]
+
+    def next_item(self) -> dict:
+        index = self._next.get(self.level, 0)
+        self._next[self.level] = index + 1
+        return self.stream()[index]
+
+    def record(self, reward: float) -> int:
+        """One reward in [0, 1]; returns the level after it."""
+        self.rewards.append(float(reward))
+        if len(self.rewards) >= self.window:
+            mean = sum(self.rewards) / len(self.rewards)
+            self.rewards = []
+            step = 1 if mean >= self.promote else -1 if mean <= self.demote else 0
+            if 0 <= self.level + step < len(self.levels) and step:
+                self.level += step
+                self.history.append(self.level)
+        return self.level
+
+
 def score(item: dict, reply: str) -> float:
     """The reward of ``reply`` to a stream item (or a release row): 1.0 when the
     benchmark's judge accepts it, else 0.0. The answer is read from the reply as
@@ -229,5 +295,5 @@ def score(item: dict, reply: str) -> float:
 
 from cogforge.environments.adapters import iterable_dataset  # noqa: E402  (imports datasets when called)
 
-__all__ = ["Environment", "Exclusion", "StreamError", "content_key", "iterable_dataset", "knobs", "open", "score",
+__all__ = ["Curriculum", "Environment", "Exclusion", "StreamError", "content_key", "iterable_dataset", "knobs", "open", "score",
            "streaming"]
