@@ -280,12 +280,14 @@ def _vary(base: State, keep: set, world: World, rng: random.Random, avoid: list[
     raise SamplingError(f"no query state keeps {sorted(keep)} and differs from {avoid}")
 
 
-def sample_cell(cell: Cell, world: World, seed: int, allowed: set[State], part: int = 0) -> list[dict[str, State]]:
+def sample_cell(cell: Cell, world: World, seed: int, allowed: set[State], part: int | str = 0,
+                cell_plans: list[Plan] | None = None) -> list[dict[str, State]]:
     """Draw ``cell.count`` distinct items for one cell, balanced over its types. ``part``
     numbers a sharded build's runs of the cell's items (part 0 is the whole cell of a
-    default build; each part has its own generator)."""
+    default build; each part has its own generator). ``cell_plans``: ``plans(cell, world)``
+    when the caller has them."""
     rng = random.Random(f"carv:{seed}:{cell.id}" + (f":{part}" if part else ""))
-    cell_plans = plans(cell, world)
+    cell_plans = plans(cell, world) if cell_plans is None else cell_plans
     if not cell_plans:
         raise SamplingError(f"cell {cell.id}: no feasible combination of changed properties")
     counts = spread(cell.count, len(cell_plans), rng)
@@ -916,8 +918,16 @@ def stream_knobs(config: dict) -> dict[str, dict[str, tuple[int, ...]]]:
 
 
 @functools.cache
-def _stream_render(state: State) -> bytes:
-    return ProceduralRenderer().render(state)
+def _stream_image(state: State) -> tuple[str, bytes]:
+    """A state's procedural render and its content-addressed name, made once per process."""
+    png = ProceduralRenderer().render(state)
+    return f"images/{hashlib.sha256(png).hexdigest()}.png", png
+
+
+@functools.cache
+def _stream_cell(cell: Cell) -> tuple[list[Plan], frozenset[State]]:
+    world = load_world()
+    return plans(cell, world), frozenset(world.states())
 
 
 def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
@@ -925,12 +935,12 @@ def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
     """Item ``index`` of cell ``task``: one draw of :func:`sample_cell` with its own
     generator (``part`` names the stream, the index and the attempt), its images rendered."""
     cell = replace(next(c for c in _cells(config) if c.id == task), count=1, **difficulty)
-    world = load_world()
-    (states,) = sample_cell(cell, world, seed, set(world.states()), part=f"stream:{index}:{attempt}")
-    files = {f"images/{hashlib.sha256(png).hexdigest()}.png": png
-             for png in map(_stream_render, states.values())}
-    image_of = {s: f"images/{hashlib.sha256(_stream_render(s)).hexdigest()}.png" for s in states.values()}
-    item = make_item(cell, 1, states, image_of, world)
+    cell_plans, every_state = _stream_cell(cell)
+    (states,) = sample_cell(cell, load_world(), seed, every_state, part=f"stream:{index}:{attempt}",
+                            cell_plans=cell_plans)
+    files = dict(map(_stream_image, states.values()))
+    image_of = {s: _stream_image(s)[0] for s in states.values()}
+    item = make_item(cell, 1, states, image_of, load_world())
     return replace(item, id=f"{NAME}-{task}-stream-{index}", split="train"), files
 
 

@@ -51,7 +51,7 @@ def _key(text: str) -> str:
 def content_key(question: str, images: list[str], options: list[str] | None) -> str:
     """What a model sees: the prompt, the images (content-addressed names, so their bytes)
     and the options."""
-    names = [Path(p).name for p in images]
+    names = [p.rsplit("/", 1)[-1] for p in images]
     return _key(json.dumps([question, names, options], ensure_ascii=False))
 
 
