@@ -376,10 +376,17 @@ def root(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("ls-root")
 
 
+LS_DB_TEMPLATE = ROOT / ".cache" / "label-studio-db" / "label_studio.sqlite3"  # Makefile: migrated once
+
+
 @pytest.fixture(scope="session")
 def server(root):
     creds = Credentials("admin@cogforge.test", secrets.token_urlsafe(12), secrets.token_hex(20))
-    srv = start(free_port(), data_dir=root / "ls-data", document_root=root, creds=creds)
+    data = root / "ls-data"
+    data.mkdir()
+    if LS_DB_TEMPLATE.is_file():  # a copy of the migrated database: the start skips the migrations
+        shutil.copyfile(LS_DB_TEMPLATE, data / LS_DB_TEMPLATE.name)
+    srv = start(free_port(), data_dir=data, document_root=root, creds=creds)
     yield srv
     srv.stop()
 

@@ -1,19 +1,9 @@
-"""The team option: the same push and pull against Label Studio on a real PostgreSQL.
-
-PostgreSQL comes from Debian's package (installed by the Makefile); the test creates
-a throw-away cluster as the ``postgres`` user on a free loopback port.
-"""
+"""The team option: the same push and pull against Label Studio on a real PostgreSQL
+(a throw-away cluster: tests/postgres.py)."""
 
 from __future__ import annotations
 
-import glob
-import json
-import os
 import secrets
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -21,40 +11,16 @@ from cogforge.annotation import projects
 from cogforge.annotation.server import Credentials, free_port, start
 from cogforge.builders import carv
 from conftest import write_small_config
-
-
-def _pg_bin() -> Path:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found:
-        raise RuntimeError("PostgreSQL is not installed: `make test` installs Debian's postgresql package")
-    return Path(found[-1]).parent
+from postgres import DUMP, Cluster
 
 
 @pytest.fixture(scope="module")
-def postgres(tmp_path_factory):
-    bindir = _pg_bin()
-    # Outside pytest's root-only temporary tree: the postgres user must reach it.
-    root = Path(tempfile.mkdtemp(prefix="cogforge-pg-"))
-    data, sock = root / "data", root / "sock"
-    sock.mkdir()
-    shutil.chown(root, "postgres")
-    shutil.chown(sock, "postgres")
-    root.chmod(0o755)
-    as_pg = ["runuser", "-u", "postgres", "--"]
-    subprocess.run(as_pg + [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust"],
-                   check=True, capture_output=True)
-    port = free_port()
-    subprocess.run(as_pg + [str(bindir / "pg_ctl"), "-D", str(data), "-l", str(root / "pg.log"), "-w",
-                            "-o", f"-p {port} -k {sock} -c listen_addresses=127.0.0.1", "start"],
-                   check=True, capture_output=True)
-    password = secrets.token_hex(8)
-    sql = (f"CREATE USER cogforge PASSWORD '{password}'; CREATE DATABASE labelstudio OWNER cogforge;")
-    subprocess.run(as_pg + [str(bindir / "psql"), "-h", str(sock), "-p", str(port), "-U", "postgres",
-                            "-c", sql.split(";")[0], "-c", sql.split(";")[1]], check=True, capture_output=True)
-    yield {"POSTGRE_HOST": "127.0.0.1", "POSTGRE_PORT": str(port), "POSTGRE_USER": "cogforge",
-           "POSTGRE_PASSWORD": password, "POSTGRE_NAME": "labelstudio", "sock": str(sock), "bindir": str(bindir)}
-    subprocess.run(as_pg + [str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"], capture_output=True)
-    shutil.rmtree(root, ignore_errors=True)
+def postgres():
+    cluster = Cluster()
+    if DUMP.is_file():  # Label Studio's migrated database (the Makefile's): the start skips the migrations
+        cluster.load(DUMP)
+    yield cluster
+    cluster.stop()
 
 
 def test_push_and_pull_against_postgresql(postgres, tmp_path):
@@ -62,8 +28,7 @@ def test_push_and_pull_against_postgresql(postgres, tmp_path):
     build = tmp_path / "build" / "carv"
     carv.build(build, config_path=config, progress=False)
     creds = Credentials("admin@cogforge.test", secrets.token_urlsafe(12), secrets.token_hex(20))
-    env = {"DJANGO_DB": "default", **{k: v for k, v in postgres.items() if k.startswith("POSTGRE_")}}
-    server = start(free_port(), data_dir=tmp_path / "ls", document_root=tmp_path, creds=creds, env=env)
+    server = start(free_port(), data_dir=tmp_path / "ls", document_root=tmp_path, creds=creds, env=postgres.env())
     try:
         conn = projects.connect(server.url, creds.token)
         pushed = projects.push(build, "item-validation", conn=conn, document_root=tmp_path)
@@ -77,7 +42,4 @@ def test_push_and_pull_against_postgresql(postgres, tmp_path):
         server.stop()
     # The data went to PostgreSQL, not to a SQLite file.
     assert not list((tmp_path / "ls").glob("*.sqlite3"))
-    out = subprocess.run(["runuser", "-u", "postgres", "--", f"{postgres['bindir']}/psql", "-h", postgres["sock"],
-                          "-p", postgres["POSTGRE_PORT"], "-U", "postgres", "-d", "labelstudio", "-tAc",
-                          "SELECT count(*) FROM task"], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "6"
+    assert postgres.psql("postgres", "labelstudio", "-tAc", "SELECT count(*) FROM task").strip() == "6"
