@@ -12,6 +12,7 @@ scored. Its release also runs through the export tests of every built-in benchma
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -274,3 +275,37 @@ def test_eval_scores_exact_counts_with_chance_and_strata(shapecount_site, shapec
     assert made.returncode == 0, made.stderr
     answers = [json.loads(line)["response"] for line in baseline.read_text().splitlines()]
     assert len(answers) == len(rows) and {int(a) for a in answers} <= set(COUNTS)
+
+
+def test_the_package_streams_as_a_training_environment(shapecount_release):
+    """Its own stream hooks (``Benchmark.stream``): cogforge.environments draws, scores,
+    sets its knobs and keeps its stream out of its release as for a built-in benchmark."""
+    from cogforge import environments as env
+    from cogforge.core.registry import get
+
+    assert "shapecount" in env.streaming()
+    stream = env.open("shapecount", seed=4)
+    assert stream.tasks == ["count"]
+    first = [stream[i] for i in (0, 5, 10**9)]
+    again = [env.open("shapecount", seed=4)[i] for i in (10**9, 5, 0)][::-1]
+    assert [(i["question"], i["images"], i["answer"]) for i in first] == \
+        [(i["question"], i["images"], i["answer"]) for i in again]
+    for i in range(40):
+        item = stream[i]
+        assert env.score(item, item["answer"]) == 1.0 and env.score(item, f"There are {item['answer']}.") == 1.0
+        assert env.score(item, str(int(item["answer"]) + 1)) == 0.0
+        shown = Image.open(io.BytesIO(item["images"][0]))
+        assert shown.size == (CONFIG["size"], CONFIG["size"])
+    assert env.knobs("shapecount") == {"count": {"count": tuple(COUNTS), "distractors": tuple(
+        range(CONFIG["min_distractors"], CONFIG["max_distractors"] + 1))}}
+    hard = env.open("shapecount", difficulty={"count": 6, "distractors": 8}, seed=4)
+    for i in range(5):
+        assert hard[i]["answer"] == "6" and len(hard[i]["meta"]["scene"]) == 6 + 8
+    hooks = get("shapecount").stream
+    held = env.Exclusion.of(shapecount_release, hooks)
+    kept = env.open("shapecount", seed=0, exclude=shapecount_release)
+    for i in range(300):
+        item = kept[i]
+        names = [f"images/{hashlib.sha256(png).hexdigest()}.png" for png in item["images"]]
+        assert env.content_key(item["question"], names, item["options"]) not in held.content
+        assert hashlib.sha256(hooks.stream_unit(item).encode()).hexdigest() not in held.units

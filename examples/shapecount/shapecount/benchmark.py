@@ -19,4 +19,5 @@ BENCHMARK = Benchmark(
     qc=qc,  # strata and chance for the shared balance and shortcut checks
     scorer=scoring,  # is_correct, chance, strata, random_answer for `cogforge eval`
     card=card,  # PRETTY_NAME, SUMMARY, LICENSE, ... for the release card and Croissant
+    stream=builder,  # load_stream_config, stream_tasks, ...: a training stream (cogforge.environments)
 )

@@ -26,6 +26,8 @@ files are named by their bytes' sha256 and carry no metadata.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import random
 import time
@@ -217,3 +219,55 @@ def stats_markdown(items: list[Item]) -> str:
     answers = Counter(int(i.answer) for i in items)
     table = markdown_table(["answer", "items"], [[a, answers[a]] for a in sorted(answers)])
     return build_stats(items, per_split) + "\n" + table + "\n"
+
+
+# --------------------------------------------------------------------------- a training stream
+# The hooks of `cogforge.environments` (`Benchmark.stream`): item ``index`` drawn from
+# (seed, index, attempt) alone, so any item of an endless stream is made directly. What an
+# item asks is drawn uniformly per item (the build's plan balances a fixed set instead), and
+# its scene is placed as a build places one.
+
+
+def load_stream_config() -> Config:
+    """The default config (``shapecount.toml``)."""
+    return load(DEFAULT_CONFIG, Config)
+
+
+def stream_tasks(config: Config) -> list[str]:
+    return [TASK]
+
+
+def stream_knobs(config: Config) -> dict[str, dict[str, tuple[int, ...]]]:
+    """``count``: the answer; ``distractors``: the shapes not counted, lures included."""
+    return {TASK: {"count": tuple(range(config.min_count, config.max_count + 1)),
+                   "distractors": tuple(range(config.min_distractors, config.max_distractors + 1))}}
+
+
+def stream_item(config: Config, seed: int, task: str, index: int, attempt: int,
+                difficulty: dict) -> tuple[Item, dict[str, bytes]]:
+    rng = random.Random(f"shapecount:{seed}:stream:{index}:{attempt}")
+    colour, shape = rng.choice(config.colours), rng.choice(config.shapes)
+    count = difficulty.get("count", rng.randint(config.min_count, config.max_count))
+    if "distractors" in difficulty:
+        config = config.model_copy(update={"min_distractors": difficulty["distractors"],
+                                           "max_distractors": difficulty["distractors"]})
+    for _ in range(SCENE_TRIES):
+        scene = place(kinds(colour, shape, count, config, rng), config, rng)
+        if scene is not None:
+            break
+    else:
+        raise RuntimeError(f"stream item {index}: no placement of {count} {colour} {shape}s in {SCENE_TRIES} tries")
+    png = draw(scene, config.size)
+    image = f"images/{hashlib.sha256(png).hexdigest()}.png"
+    item = Item(id=f"{NAME}-{TASK}-stream-{index}", benchmark=NAME, task=TASK, split="train",
+                question=QUESTION.format(colour=colour, plural=vocabulary()["shapes"][shape]), images=[image],
+                options=None, answer=str(count),
+                meta={"colour": colour, "shape": shape, "count_range": [config.min_count, config.max_count],
+                      "scene": scene})
+    return item, {image: png}
+
+
+def stream_unit(item: Item | dict) -> str:
+    """The scene: the same shapes in the same places are one item, whatever is asked of them."""
+    meta = item.meta if isinstance(item, Item) else item["meta"]
+    return json.dumps(meta["scene"], sort_keys=True)
