@@ -213,3 +213,13 @@ def test_a_build_of_an_unregistered_benchmark_gets_the_shared_checks(tmp_path):
         "options": None, "answer": "a", "meta": {}}) + "\n")
     assert registry.find("nobody") is None
     assert run_qc(tmp_path).checks == [name for name, _ in CHECKS]
+
+
+def test_a_benchmark_without_stream_hooks_is_refused_by_the_environments_in_one_line(tally, tmp_path):
+    script = ("from cogforge import environments\ntry:\n    environments.open('tally')\n"
+              "except environments.StreamError as err:\n    print(err)\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(tally)}, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("benchmark 'tally' has no stream hooks (Benchmark.stream)")
+    assert "tally" not in result.stdout.split("streaming benchmarks:")[1]
