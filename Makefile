@@ -18,6 +18,9 @@ LS_VENV := .venv-ls
 LS_STAMP := $(LS_VENV)/.installed
 TEST_STAMP := $(VENV)/.test-installed
 REFINE_STAMP := $(VENV)/.refine-installed
+VERIFIERS_STAMP := $(VENV)/.verifiers-installed
+INSPECT_VENV := .venv-inspect
+INSPECT_STAMP := $(INSPECT_VENV)/.installed
 LMMS_VENV := .venv-lmms
 LMMS_STAMP := $(LMMS_VENV)/.installed
 DATASETS3_VENV := .venv-datasets3
@@ -47,7 +50,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: setup setup-refine setup-label-studio setup-twemoji setup-hanzi setup-lmms-eval wheel build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
+.PHONY: setup setup-refine setup-verifiers setup-inspect setup-label-studio setup-twemoji setup-hanzi setup-lmms-eval wheel build-carv build-constructure build-cogevolve build-symbols build-corecognition qc release annotate test bench clean
 
 BENCH ?= carv
 
@@ -71,6 +74,28 @@ $(REFINE_STAMP): $(STAMP) requirements-refine.lock
 
 setup-refine: $(REFINE_STAMP)
 
+# verifiers 0.4.0 for the training environments' verifiers adapter, on top of the refine stamp
+# (it needs transformers); the lock pins every distribution it adds ("Train with cogforge").
+$(VERIFIERS_STAMP): $(STAMP) $(REFINE_STAMP) requirements-verifiers.lock
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-compile -r requirements-verifiers.lock
+	@touch $@
+
+setup-verifiers: $(VERIFIERS_STAMP)
+
+# inspect_ai 0.3.285 for the inspect adapter: it asks fsspec <= 2026.6.0 and openai >= 3.4 (the
+# main lock has fsspec 2026.9.0, verifiers openai < 3), so it has an environment of its own with
+# cogforge's runtime pins (two deviations, noted in the lock). cogforge goes in as a wheel, as
+# in .venv-lmms: `make wheel`, or the tests' own build of it.
+$(INSPECT_STAMP): requirements-inspect.lock
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "cogforge needs Python >= 3.11 as $(PYTHON) (set PYTHON=...)"; exit 1; }
+	rm -rf $(INSPECT_VENV) && $(PYTHON) -m venv $(INSPECT_VENV)
+	$(INSPECT_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-compile \
+	  -r requirements-inspect.lock
+	@touch $@
+
+setup-inspect: $(INSPECT_STAMP)
+
 # The Label Studio server pins its own SDK, so it lives in a virtual environment of its own.
 $(LS_STAMP): annotation/requirements-label-studio.lock
 	@test -x $(LS_VENV)/bin/python || $(PYTHON) -m venv $(LS_VENV)
@@ -78,6 +103,24 @@ $(LS_STAMP): annotation/requirements-label-studio.lock
 	@touch $@
 
 setup-label-studio: $(LS_STAMP)
+
+# The tests' Label Studio database, migrated once: a new SQLite database takes Label Studio's
+# start a minute or more on two cores, all of it migrations (`label-studio version` applies them
+# and exits, creating no user). The session's server starts from a copy in seconds
+# (tests/conftest.py); a stale copy is migrated the rest of the way by the start itself.
+LS_DB_TEMPLATE := .cache/label-studio-db/label_studio.sqlite3
+$(LS_DB_TEMPLATE): $(LS_STAMP)
+	@rm -rf $(@D).tmp && mkdir -p $(@D).tmp
+	LABEL_STUDIO_BASE_DATA_DIR="$(CURDIR)/$(@D).tmp" DJANGO_DB=sqlite SENTRY_DSN= \
+	  COLLECT_ANALYTICS=false LATEST_VERSION_CHECK=false \
+	  "$(CURDIR)/$(LS_VENV)/bin/label-studio" version --data-dir "$(CURDIR)/$(@D).tmp" \
+	  >$(@D).tmp/migrate.log 2>&1 || { cat $(@D).tmp/migrate.log; exit 1; }
+	@mkdir -p $(@D) && mv $(@D).tmp/label_studio.sqlite3 $@ && rm -rf $(@D).tmp
+
+# The same on PostgreSQL, as a dump the team-option test loads (tests/postgres.py).
+LS_PG_DUMP := .cache/label-studio-db/postgres.sql
+$(LS_PG_DUMP): $(LS_STAMP) $(TEST_STAMP) tests/postgres.py
+	$(PY) tests/postgres.py dump $@
 
 # cogforge beside the field's tools: cogforge's pins, lmms-eval 0.7.3 with its own dependencies
 # and Hugging Face's evaluate and datasets, in one environment (the lock says what it leaves
@@ -104,10 +147,12 @@ $(DATASETS3_STAMP): exports/requirements-datasets3.lock
 	@touch $@
 
 # cogforge's wheel, built by `python -m build` (an sdist, then the wheel from it) with the
-# setuptools that requirements.lock pins, and installed into .venv-lmms beside lmms-eval.
-wheel: $(STAMP) $(LMMS_STAMP)
+# setuptools that requirements.lock pins, and installed into .venv-lmms beside lmms-eval and
+# into .venv-inspect beside inspect_ai.
+wheel: $(STAMP) $(LMMS_STAMP) $(INSPECT_STAMP)
 	$(PY) -m build --no-isolation --outdir dist .
 	$(LMMS_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall $(WHEEL)
+	$(INSPECT_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall $(WHEEL)
 
 $(TWEMOJI_STAMP):
 	@command -v npm >/dev/null || $(call apt_install_inline,npm)
@@ -167,7 +212,7 @@ annotate: $(STAMP) $(LS_STAMP)
 # The suite runs in TEST_WORKERS pytest-xdist workers (2: this project's CI machine has two
 # cores); tests/conftest.py says how the workers share the full builds. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
-test: $(STAMP) $(REFINE_STAMP) $(LS_STAMP) $(LMMS_STAMP) $(DATASETS3_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
+test: $(STAMP) $(REFINE_STAMP) $(LS_STAMP) $(LS_DB_TEMPLATE) $(LS_PG_DUMP) $(LMMS_STAMP) $(INSPECT_STAMP) $(VERIFIERS_STAMP) $(DATASETS3_STAMP) $(TEST_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)
 	$(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadscope)
 
 bench: $(STAMP) $(REFINE_STAMP) $(TWEMOJI_STAMP) $(HANZI_STAMP)

@@ -283,16 +283,18 @@ def field_python(wheel, tmp_path_factory) -> Path:
     python = FIELD_VENV / "bin" / "python"
     assert python.is_file(), "run `make test` (it installs .venv-lmms)"
 
-    def make(_: Path) -> Path:
-        pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
-        proc = subprocess.run([*pip, "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
-                              capture_output=True, text=True, env=field_env())
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        check = subprocess.run([*pip, "check"], capture_output=True, text=True, env=field_env())
-        assert set(check.stdout.splitlines()) - {"No broken requirements found."} <= FIELD_UNMET, check.stdout
-        return python
+    return once(tmp_path_factory, "field-python", lambda _: install_wheel(python, wheel, FIELD_UNMET))
 
-    return once(tmp_path_factory, "field-python", make)
+
+def install_wheel(python: Path, wheel: Path, unmet: set[str] = frozenset()) -> Path:
+    """The session's wheel installed into a field tool's environment; `pip check` names nothing but ``unmet``."""
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
+    proc = subprocess.run([*pip, "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
+                          capture_output=True, text=True, env=field_env())
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    check = subprocess.run([*pip, "check"], capture_output=True, text=True, env=field_env())
+    assert set(check.stdout.splitlines()) - {"No broken requirements found."} <= unmet, check.stdout
+    return python
 
 
 @pytest.fixture(scope="session")

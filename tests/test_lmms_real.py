@@ -27,13 +27,13 @@ import json
 import math
 import subprocess
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import yaml
 from PIL import Image
 
+from chat_server import ChatServer
 from conftest import FIELD_VENV, field_env
 from cogforge.core.releases import load_release, read_rows
 from cogforge.evaluate.baselines import baseline
@@ -54,7 +54,7 @@ def _target(row: dict) -> str:
     return chr(65 + row["options"].index(row["answer"])) if row["options"] else row["answer"]
 
 
-class KeyServer:
+class KeyServer(ChatServer):
     """Answers each chat completion with the key (or a random answer) of the item it shows.
 
     Items are found by the prompt's text, then by the pixels of its images (lmms-eval
@@ -65,6 +65,7 @@ class KeyServer:
     """
 
     def __init__(self, releases: dict[str, Path]):
+        super().__init__()
         self.releases = releases
         self.by_text: dict[str, list[tuple[Path, dict]]] = {}
         self.by_pixels: dict[str, dict[tuple[str, ...], list[dict]]] = {}  # text -> image pixels -> items
@@ -75,34 +76,6 @@ class KeyServer:
         self.unmatched: list[str] = []
         self.lock = threading.Lock()
         self.decoding = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if self.path != "/v1/chat/completions":
-                    return self._send(404, {"error": {"message": f"no route {self.path}"}})
-                self._send(200, {"id": "chatcmpl-0", "object": "chat.completion", "created": 0, "model": body["model"],
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": server.answer(body)}}],
-                                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
-
-            def _send(self, status: int, payload: dict):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
 
     def _build(self):
         try:
@@ -146,12 +119,7 @@ class KeyServer:
 
     def __enter__(self):
         threading.Thread(target=self._build, daemon=True).start()
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return super().__enter__()
 
 
 @pytest.fixture(scope="module")

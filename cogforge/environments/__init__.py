@@ -65,8 +65,9 @@ class Exclusion:
     releases: list[str] = field(default_factory=list)
 
     @classmethod
-    def of(cls, releases, hooks: Any) -> "Exclusion":
-        """From release folders (one, or a list), read a row at a time."""
+    def of(cls, releases, hooks: Any, splits=None) -> "Exclusion":
+        """From release folders (one, or a list), read a row at a time: every row, or the rows
+        of ``splits`` (e.g. ``["test"]``)."""
         out = cls()
         for folder in [releases] if isinstance(releases, (str, Path)) else releases:
             folder = Path(folder)
@@ -74,10 +75,12 @@ class Exclusion:
                 raise ReleaseError(f"{folder} is not a release folder (no release.json); give the folder "
                                    "`cogforge release` wrote, e.g. releases/carv/1.0.0")
             for row in iter_rows(folder):
+                if splits is not None and row["split"] not in splits:
+                    continue
                 meta = json.loads(row["meta"]) if isinstance(row["meta"], str) else row["meta"]
                 out.content.add(content_key(row["question"], row["file_names"], row["options"]))
                 out.units.add(_key(hooks.stream_unit({**row, "meta": meta})))
-            out.releases.append(str(folder))
+            out.releases.append(str(folder) + (f" ({', '.join(splits)})" if splits is not None else ""))
         return out
 
     def refuses(self, item: Item, hooks: Any) -> bool:
@@ -184,7 +187,7 @@ def _difficulty(benchmark: str, tasks: list[str], all_knobs: dict, difficulty: d
 
 
 def open(benchmark: str, task: str | list[str] | None = None, seed: int = 0, size: int | None = None,
-         difficulty: dict | None = None, exclude=None) -> Environment:
+         difficulty: dict | None = None, exclude=None, exclude_splits=None) -> Environment:
     """A stream of ``benchmark``'s items (every task, or ``task``: a name or a list).
 
     Args:
@@ -195,6 +198,8 @@ def open(benchmark: str, task: str | list[str] | None = None, seed: int = 0, siz
         exclude: a release folder, or a list of them: no item the stream yields is one a
             model would see as one of theirs (same prompt, image bytes and options) or is
             made from the same unit (``stream_unit``); such draws are re-drawn.
+        exclude_splits: only these splits of ``exclude`` (e.g. ``["test"]``; None: every
+            split), for a benchmark whose units a whole release uses up (CogEvolve's words).
     """
     hooks = _hooks(benchmark)
     config = hooks.load_stream_config()
@@ -207,7 +212,9 @@ def open(benchmark: str, task: str | list[str] | None = None, seed: int = 0, siz
     if size is not None and (not isinstance(size, int) or size < 0):
         raise StreamError(f"size must be a whole number of items or None (endless), not {size!r}")
     chosen = _difficulty(benchmark, tasks, hooks.stream_knobs(config), difficulty)
-    exclusion = Exclusion.of(exclude, hooks) if exclude is not None else None
+    if exclude_splits is not None and (isinstance(exclude_splits, str) or exclude is None):
+        raise StreamError("exclude_splits is a list of split names (e.g. ['test']) and needs exclude=RELEASE")
+    exclusion = Exclusion.of(exclude, hooks, exclude_splits) if exclude is not None else None
     return Environment(benchmark, tasks, int(seed), size, chosen, config, hooks, exclusion)
 
 
@@ -227,8 +234,8 @@ class Curriculum:
 
     def __init__(self, benchmark: str, task: str | list[str] | None = None, knob: str | None = None,
                  seed: int = 0, window: int = 32, promote: float = 0.8, demote: float = 0.3, level: int = 0,
-                 exclude=None):
-        base = open(benchmark, task=task, seed=seed, exclude=exclude)
+                 exclude=None, exclude_splits=None):
+        base = open(benchmark, task=task, seed=seed, exclude=exclude, exclude_splits=exclude_splits)
         all_knobs = knobs(benchmark)
         shared = set.intersection(*(set(all_knobs[t]) for t in base.tasks))
         if not shared or (knob is not None and knob not in shared):
@@ -279,9 +286,11 @@ class Curriculum:
 
 def score(item: dict, reply: str) -> float:
     """The reward of ``reply`` to a stream item (or a release row): 1.0 when the
-    benchmark's judge accepts it, else 0.0. The answer is read from the reply as
-    ``cogforge eval`` reads it (a letter, the option's text, ``{"answer": ...}``, a JSON
-    caption), and a reply it refuses (empty, several answers, hostile) scores 0."""
+    benchmark's judge accepts it, else 0.0, or the item's partial credit where the task's
+    metric gives it (F1: the scorer's ``partial_credit(row, reply)``, e.g. symbols' emoji
+    rebuses and handwriting). The answer is read from the reply as ``cogforge eval`` reads
+    it (a letter, the option's text, ``{"answer": ...}``, a JSON caption), and a reply it
+    refuses (empty, several answers, hostile) scores 0."""
     from cogforge.evaluate.score import Scorer
 
     if not isinstance(reply, str):
@@ -289,11 +298,19 @@ def score(item: dict, reply: str) -> float:
     row = {k: item[k] for k in ("id", "task", "question", "options", "answer")}
     row["meta"] = json.loads(item["meta"]) if isinstance(item["meta"], str) else item["meta"]
     row["split"] = item.get("split", "train")
-    result = Scorer([row], item["benchmark"]).one(row, {"response": reply}, row["options"])
-    return 1.0 if result["correct"] else 0.0
+    scorer = Scorer([row], item["benchmark"])
+    if scorer.one(row, {"response": reply}, row["options"])["correct"]:
+        return 1.0
+    partial = getattr(scorer.plugin, "partial_credit", None)
+    credit = partial(row, reply) if partial and not row["options"] else None
+    return 0.0 if credit is None else min(1.0, max(0.0, float(credit)))
 
 
-from cogforge.environments.adapters import iterable_dataset  # noqa: E402  (imports datasets when called)
+from cogforge.environments.adapters import (  # noqa: E402  (each imports its library when called)
+    inspect_task,
+    iterable_dataset,
+    verifiers_environment,
+)
 
-__all__ = ["Curriculum", "Environment", "Exclusion", "StreamError", "content_key", "iterable_dataset", "knobs", "open", "score",
-           "streaming"]
+__all__ = ["Curriculum", "Environment", "Exclusion", "StreamError", "content_key", "inspect_task", "iterable_dataset",
+           "knobs", "open", "score", "streaming", "verifiers_environment"]

@@ -1,4 +1,7 @@
-"""A stream where people train: a ``datasets.IterableDataset``.
+"""A stream where people train and evaluate: a ``datasets.IterableDataset``
+(:func:`iterable_dataset`), a ``verifiers`` taskset (:func:`verifiers_environment`) and an
+``inspect_ai`` task (:func:`inspect_task`). Each library is imported when its adapter is
+called, so cogforge needs none of them.
 
 The dataset yields the stream's items in index order, the images as ``datasets.Image``
 features (PNG bytes), ``options`` as a list of strings (empty for a free answer) and
@@ -42,3 +45,23 @@ def iterable_dataset(env: Any, shards: int = 1):
     return IterableDataset.from_generator(_rows, features=_features(),
                                           gen_kwargs={"env": env, "starts": list(range(shards)), "step": shards,
                                                       "stop": env.size})
+
+
+def verifiers_environment(env: Any):
+    """``env`` as a ``verifiers`` 0.4 taskset (``verifiers.v1.Taskset``): one task per item,
+    the prompt a user message with the question and the images as ``data:`` URLs, and the
+    reward ``correct``, :func:`cogforge.environments.score` of the model's last reply. See
+    :mod:`cogforge.environments.verifiers_env`; needs ``verifiers`` (``make setup-verifiers``)."""
+    from cogforge.environments.verifiers_env import StreamTaskset, config_of
+
+    return StreamTaskset(config_of(env))
+
+
+def inspect_task(env: Any, size: int | None = None):
+    """The first ``size`` items of ``env`` (every item of a sized stream) as an ``inspect_ai``
+    ``Task`` (samples, ``generate()``, a scorer that is :func:`cogforge.environments.score`),
+    for inspect's own ``eval``. See :mod:`cogforge.environments.inspect_env`; needs
+    ``inspect_ai`` (``make setup-inspect``: .venv-inspect)."""
+    from cogforge.environments.inspect_env import inspect_task as make
+
+    return make(env, size)
