@@ -113,8 +113,10 @@ def draw_item(family_name: str, params: dict) -> list[bytes]:
     return out + [cc.strip(frames)] if len(frames) > 1 else out
 
 
-def _pairs(family: cc.Family, n_pairs: int, seed: int, dropped: Counter) -> list[tuple[int, dict, dict]]:
-    """``n_pairs`` valid (k, control, twin) of one family."""
+def _pairs(family: cc.Family, n_pairs: int, seed: int, dropped: Counter,
+           level: int | None = None) -> list[tuple[int, dict, dict]]:
+    """``n_pairs`` valid (k, control, twin) of one family (at difficulty ``level``: only
+    pairs whose :meth:`Family.level` is that, a stream's knob)."""
     out, k = [], 0
     while len(out) < n_pairs:
         if k > 20 * n_pairs + 20:
@@ -127,6 +129,8 @@ def _pairs(family: cc.Family, n_pairs: int, seed: int, dropped: Counter) -> list
         reason = _invalid(family, control, twin)
         if reason:
             dropped[f"{family.name} ({reason})"] += 1
+            continue
+        if level is not None and family.level(control, twin) != level:
             continue
         out.append((k - 1, control, twin))
     return out
@@ -306,7 +310,9 @@ def stats_markdown(items: list[Item]) -> str:
 # --------------------------------------------------------------------------- streams
 # The hooks of `cogforge.environments`: items two by two from pairs, pair ``index // 2`` of
 # a concept drawn from (seed, concept, pair, attempt) alone, its family the concept's
-# families in turn, which of the two items comes first drawn from the same key.
+# families in turn, which of the two items comes first drawn from the same key. The knob
+# ``level`` (1 easiest to 3) keeps the family's valid pairs whose hardness falls in that
+# level's band (``Family.level``); without it, pairs come from the whole range.
 
 _STREAM_TRIES = 20
 
@@ -317,23 +323,27 @@ def stream_tasks(config: dict) -> list[str]:
 
 
 def stream_knobs(config: dict) -> dict[str, dict]:
-    """No knobs yet: a family's parameters are drawn over the ranges its paradigm fixes."""
-    return {concept: {} for concept in stream_tasks(config)}
+    """One knob for every concept, ``level``: its families' thirds by hardness
+    (``Family.hardness_doc`` says what each measures)."""
+    return {concept: {"level": cc.LEVELS} for concept in stream_tasks(config)}
 
 
 @functools.lru_cache(maxsize=256)
-def _stream_pair(seed: int, concept: str, pair: int, attempt: int) -> tuple[tuple[Item, dict[str, bytes]], ...]:
+def _stream_pair(seed: int, concept: str, pair: int, attempt: int,
+                 level: int | None = None) -> tuple[tuple[Item, dict[str, bytes]], ...]:
     families = cc.concepts()[concept].FAMILIES
     family = families[pair % len(families)]
     for retry in range(_STREAM_TRIES):
-        key = f"{seed}:stream:{pair}:{attempt}:{retry}"
+        key = f"{seed}:stream:{pair}:{attempt}:{retry}" + (f":level{level}" if level is not None else "")
         dropped: Counter = Counter()
-        planned = [(family, k, c, t) for k, c, t in _pairs(family, 1, key, dropped)]
+        planned = [(family, k, c, t) for k, c, t in _pairs(family, 1, key, dropped, level)]
         items, _units, images = _drawn_items(concept, planned, lambda _pair_id, _unit: "train", seed,
                                              f"stream{pair}", 1, dropped)
         if items:  # none: the family found no valid pair in its tries, or the twin looks the same
             if random.Random(f"corecognition:{key}:first").random() < 0.5:
                 items.reverse()
+            if level is not None:
+                items = [dataclasses.replace(item, meta={**item.meta, "level": level}) for item in items]
             return tuple((item, {rel: images[rel] for rel in (*item.images, *_combined(item))}) for item in items)
     raise RuntimeError(f"corecognition {concept}, family {family.name}: no valid pair for stream pair {pair} "
                        f"in {_STREAM_TRIES} keys")
@@ -346,7 +356,7 @@ def _combined(item: Item) -> tuple[str, ...]:
 def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
                 difficulty: dict) -> tuple[Item, dict[str, bytes]]:
     """Item ``index`` of concept ``task``: one half of stream pair ``index // 2``."""
-    item, files = _stream_pair(seed, task, index // 2, attempt)[index % 2]
+    item, files = _stream_pair(seed, task, index // 2, attempt, difficulty.get("level"))[index % 2]
     return dataclasses.replace(item, id=f"{NAME}-{task}-stream-{index}"), files
 
 

@@ -28,6 +28,14 @@ Conventions every family keeps (QC checks them on every item):
 * ``feature_px(params)`` is the size in pixels, at :data:`SIZE`, of the smallest
   feature the answer depends on (a gap, a shift, a seam); downscaled to 336 px it must
   stay at least 1% of the short side (QC).
+
+Difficulty (a stream's ``level`` knob, :data:`LEVELS`): ``hardness(control, twin)``
+scores a pair in the family's own unit, larger harder (by default the smaller of the
+pair's margins, negated: a smaller causal difference is harder), and ``level_cuts``
+split it into the levels at about the thirds of the family's own draws. Level ``L``
+keeps only the valid pairs whose hardness falls in band ``L``, so every level is drawn
+from the paradigm's own ranges and passes the same checks; ``hardness_doc`` says what
+the score measures.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from types import ModuleType
 SIZE = (640, 480)
 TF_OPTIONS = ["Yes", "No"]
 STAGES = ("Sensorimotor", "Concrete Operational", "Formal Operational")
+LEVELS = (1, 2, 3)  # the stream's difficulty levels, easiest first
 # key (the public release's and lmms-eval's concept key): name, stage, items in the paper (Figure 1)
 CONCEPTS = {
     "boundary": ("Boundary", "Sensorimotor", 99),
@@ -100,6 +109,17 @@ class Family:
 
     def feature_px(self, params: dict) -> float:
         raise NotImplementedError
+
+    level_cuts: tuple[float, float] = (0.0, 0.0)  # hardness where levels 2 and 3 begin
+    hardness_doc: str = "the smaller causal difference of the pair (the margin), smaller is harder"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return -min(m for m in (self.margin(control), self.margin(twin)) if m is not None)
+
+    def level(self, control: dict, twin: dict) -> int:
+        """The pair's difficulty level, 1 (easiest) to 3."""
+        hardness = self.hardness(control, twin)
+        return 1 + sum(hardness >= cut for cut in self.level_cuts)
 
 
 def concepts() -> dict[str, ModuleType]:

@@ -126,6 +126,12 @@ class TextureHiddenShape(Family):
     causal_param = "delta"
     min_margin = 45.0  # degrees between the figure's lines and the background's
     paradigm = "Texture segregation (Beck 1966; Julesz 1981); the paper's camouflage pair (Figure 22)"
+    level_cuts = (-90.0, -60.0)
+    hardness_doc = "the hidden figure's angle difference times its radius / 100: smaller is harder"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        delta = (control["delta"] or twin["delta"]) % 180
+        return -min(delta, 180 - delta) * control["r"] / 100
 
     def sample(self, rng: random.Random, k: int) -> dict:
         params = _sample_figure(rng)
@@ -165,6 +171,11 @@ class TextureShape(Family):
     type = "MC"
     causal_param = "shape"
     paradigm = "Texture-defined form (Julesz 1981); the paper's pillow-on-sheet shape item (Figure 2)"
+    level_cuts = (-105.0, -80.0)
+    hardness_doc = "the figure's angle difference times its radius / 100: smaller is harder"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return -control["delta"] * control["r"] / 100
 
     def sample(self, rng: random.Random, k: int) -> dict:
         params = _sample_figure(rng)
@@ -248,6 +259,12 @@ class OneOrMoreBlocks(Family):
     causal_param = "count"
     paradigm = "Object segregation of adjacent same-coloured objects (Kestenbaum, Termine & Spelke 1987)"
     _OUTLINE = 4  # px, drawn inside each object; a seam is two outlines sharing a column, 7 px
+    level_cuts = (1.0, 2.0)
+    hardness_doc = ("what else tells the blocks apart: stacked blocks of different widths (0), side by side "
+                    "with different heights (1), side by side of one height, where only the seams tell (2)")
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return 0.0 if control["stacked"] else 2.0 if len(set(control["heights"])) == 1 else 1.0
 
     def sample(self, rng: random.Random, k: int) -> dict:
         w, h = SIZE

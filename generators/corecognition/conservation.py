@@ -51,6 +51,11 @@ class NumberRows(Family):
     causal_param = "removed"
     frames = 3
     paradigm = "Piaget's number conservation (two rows of candies, one spread out); the paper's Figure 2 item"
+    level_cuts = (9.0, 10.0)
+    hardness_doc = "candies in a row, 7 to 10: more is harder to count"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return float(control["n"])
 
     _ROWS = (180, 340)  # y of the top and bottom rows
 
@@ -161,6 +166,8 @@ class LiquidPour(Family):
     frames = 3
     min_margin = 0.25  # the relative shortfall of juice in a No item
     paradigm = "Piaget's liquid conservation (pouring into a glass of another width)"
+    level_cuts = (-0.395, -0.345)
+    hardness_doc = "the share of the juice left behind in the No item, 0.3 to 0.45: less is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         while True:
@@ -313,6 +320,8 @@ class LengthSticks(Family):
     frames = 3
     min_margin = 0.15  # the relative length difference of a No item
     paradigm = "Piaget's length conservation (two sticks, one pushed ahead of the other)"
+    level_cuts = (-0.225, -0.205)
+    hardness_doc = "how much shorter the stick is in the No item, 0.18 to 0.25: less is harder"
 
     _ROWS = (190, 300)  # y of the top and bottom stick
 

@@ -41,6 +41,8 @@ class LineBehindBars(Family):
     causal_param = "shift"
     min_margin = 6.0  # pixels off the line
     paradigm = "Occluded line (Kellman & Spelke 1983); the paper's Figure 10 pair"
+    level_cuts = (-45.0, -35.0)
+    hardness_doc = "the No item's shift off the line (px): smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         n = rng.choice([2, 3])
@@ -104,6 +106,11 @@ class RodBehindScreen(Family):
     causal_param = "tilt"
     min_margin = 10.0  # degrees between the two visible parts
     paradigm = "Rod behind an occluder (Kellman & Spelke 1983; Johnson & Aslin 1995)"
+    level_cuts = (8.0, 10.0)
+    hardness_doc = "the screen's width (px) over the No item's tilt (degrees): wider and less tilted is harder"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return control["screen"] / abs(control["tilt"] or twin["tilt"])
 
     def sample(self, rng: random.Random, k: int) -> dict:
         return {"seed": rng.randrange(10 ** 6), "angle": rng.randint(-25, 25),

@@ -89,6 +89,11 @@ class ClassInclusion(Family):
     causal_param = "flip_colour"
     min_margin = 8.0  # pixels between any two shapes, so every one can be counted
     paradigm = "Class inclusion (Piaget & Szeminska 1941; Inhelder & Piaget 1964); the windmill pair"
+    level_cuts = (7.0, 9.0)
+    hardness_doc = "shapes in the picture: more is harder to count"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return float(len(control["items"]))
 
     def sample(self, rng: random.Random, k: int) -> dict:
         kind = _KINDS[k % 3]
@@ -225,6 +230,8 @@ class TransitiveSticks(Family):
     causal_param = "c"
     min_margin = 0.15  # relative difference of every comparison the answer rests on
     paradigm = "Transitive inference of length (Piaget 1921; Bryant & Trabasso 1971)"
+    level_cuts = (-0.29, -0.25)
+    hardness_doc = "the relative length difference the answer rests on: smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         b = 10.0
@@ -323,6 +330,8 @@ class NestedBoxes(Family):
     causal_param = "holder_at"
     min_margin = 10.0  # pixels between the small box and the big box's sides
     paradigm = "Containment hierarchy (nested classes as nested boxes; Inhelder & Piaget 1964)"
+    level_cuts = (-43.0, -35.0)
+    hardness_doc = "the small box's distance to the big box's sides (px): smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         w, h = SIZE

@@ -142,6 +142,11 @@ class GoalInference(Family):
     causal_param = "goal_positions"
     min_margin = _KEEP  # the inverse-planning posterior of the answer
     paradigm = "Goal inference by inverse planning (Baker, Saxe & Tenenbaum 2009; Heider-Simmel style agents)"
+    level_cuts = (-0.625, -0.545)
+    hardness_doc = "the share of the path shown before the cut, 0.4 to 0.7: less is harder"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return -control["cut"]
 
     def sample(self, rng: random.Random, k: int) -> dict:
         while True:
@@ -316,6 +321,8 @@ class EfficientJump(Family):
     frames = 3
     min_margin = _GAP
     paradigm = "Rational action: jumping over a barrier to a goal (Gergely, Nadasdy, Csibra & Biro 1995)"
+    level_cuts = (-0.14, -0.11)
+    hardness_doc = "how far the path's height ratio sits from the efficiency threshold: nearer is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         while True:

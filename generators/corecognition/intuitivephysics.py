@@ -114,6 +114,8 @@ class TippingStacks(Family):
     causal_param = "shift"
     min_margin = float(_ANY_MARGIN)  # px between a centre of mass and its support edge
     paradigm = "Support and stability of block towers (Baillargeon 1992; Battaglia et al. 2013); Figure 2"
+    level_cuts = (-18.0, -12.5)
+    hardness_doc = "a centre of mass's distance to its support's edge (px): smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         control, _twin, s = _STACK_PAIRS[k % 4]
@@ -236,6 +238,8 @@ class DropTime(Family):
     causal_param = "h_small"
     min_margin = float(_MIN_GAP)  # px between the two fall heights
     paradigm = "Galileo's falling bodies (the paper's Figure 10 ball-drop pair); gravity expectations"
+    level_cuts = (-110.0, -90.0)
+    hardness_doc = "the difference of the fall heights (px): smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         r_big, r_small = rng.randrange(38, 49, 2), rng.randrange(14, 21, 2)

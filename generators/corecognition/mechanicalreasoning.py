@@ -125,6 +125,11 @@ class GearChain(Family):
     causal_param = "idlers"
     min_margin = 0.0
     paradigm = "Gear-train direction problems (Hegarty 2004; Schwartz & Black 1996)"
+    level_cuts = (3.0, 4.0)
+    hardness_doc = "gears in the chain besides the idlers, 2 to 4: a longer chain is harder"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return float(len(control["teeth"]))
 
     def sample(self, rng: random.Random, k: int) -> dict:
         while True:
@@ -239,6 +244,8 @@ class LeverBalance(Family):
     causal_param = "d2"
     min_margin = _MIN_RATIO  # relative difference of the two moments
     paradigm = "Balance-scale task (Inhelder & Piaget 1958; Siegler 1976)"
+    level_cuts = (-0.45, -0.3)
+    hardness_doc = "the relative difference of the two moments: smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         control, twin = [("Neither: it stays level", "Left"), ("Left", "Right"),
@@ -358,6 +365,11 @@ class BeltDrive(Family):
     causal_param = "crossed"
     min_margin = 0.0
     paradigm = "Belt and pulley systems (Hegarty 1992, mental animation)"
+    level_cuts = (-218.0, -180.0)
+    hardness_doc = "the gap between the two pulleys (px): smaller is harder (a shorter crossing)"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return -(control["distance"] - control["r_driver"] - control["r_driven"])
 
     def sample(self, rng: random.Random, k: int) -> dict:
         crossed = rng.random() < 0.5

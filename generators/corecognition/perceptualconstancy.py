@@ -78,6 +78,8 @@ class BridgeWidth(Family):
     causal_param = "taper"
     min_margin = 0.35  # of the width lost at the far end
     paradigm = "Size constancy under perspective (the paper's bridge pair, Figure 10 and Appendix K)"
+    level_cuts = (-0.55, -0.45)
+    hardness_doc = "the share of the width lost at the far end in the No item, 0.4 to 0.6: less is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         width = rng.choice([2, 3, 4])
@@ -206,6 +208,8 @@ class CubeColours(Family):
     causal_param = "light_right"
     min_margin = 0.15  # reflectance units: the largest change of a front sticker's channel
     paradigm = "Colour constancy under coloured illuminants (the paper's Rubik's-cube item, Figure 2)"
+    level_cuts = (-0.39, -0.34)
+    hardness_doc = "the largest change of a front sticker's channel in the No item: smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         names = sorted(LIGHTS)

@@ -114,6 +114,11 @@ class CoverWithCup(Family):
     causal_param = "carried"
     frames = 4
     paradigm = "Occlusion by a cover (Baillargeon 1986; the paper's Figure 2 die-and-cup item)"
+    level_cuts = (-55.0, -49.0)
+    hardness_doc = "the toys' size, 58, 52 or 46 px: smaller is harder"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return -float(control["size"])
 
     def sample(self, rng: random.Random, k: int) -> dict:
         shapes = rng.sample(_SHAPES, 2)
@@ -237,6 +242,17 @@ class CupsAndBall(Family):
     causal_param = "swaps"
     frames = 4
     paradigm = "Shell game: a ball hidden under one of several cups, then the cups swap (Zewald & Jacobs 2020)"
+    level_cuts = (3.0, 4.0)
+    hardness_doc = "moves of the ball's cup in the pair's two items, 0 to 4: more is harder to follow"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        moves = 0
+        for params in (control, twin):
+            slot = params["start"]
+            for a, b in params["swaps"]:
+                if slot in (a, b):
+                    slot, moves = a + b - slot, moves + 1
+        return float(moves)
 
     _TABLE = 330
     _CUP_W, _CUP_H = 104, 112

@@ -177,6 +177,8 @@ class DollRightmost(Family):
     causal_param = "side"
     min_margin = 15.0  # degrees between the rightmost toy and the next, as the doll sees them
     paradigm = "Level-2 perspective taking (Flavell 1981); Piaget & Inhelder's doll at the three-mountain table"
+    level_cuts = (-21.8, -19.4)
+    hardness_doc = "the angle between the doll's rightmost toy and the next (degrees): smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         head = 17
@@ -340,6 +342,8 @@ class LineOfSight(Family):
     causal_param = "shift"
     min_margin = 8.0  # pixels between the wall's end and the cone from the eyes to the star
     paradigm = "Level-1 perspective taking (Flavell 1981; Masangkay et al. 1974): can the other see it?"
+    level_cuts = (-29.0, -24.3)
+    hardness_doc = "the wall end's distance to the cone from the eyes to the star (px): smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         w, h = SIZE
@@ -484,6 +488,11 @@ class AcrossTheTable(Family):
     type = "TF"
     causal_param = "text"
     paradigm = "Level-2 perspective taking with a turned numeral (the 6/9 argument across a table)"
+    level_cuts = (3.0, 4.0)
+    hardness_doc = "one digit on a big card (2), one digit on a small card (3), two digits (4 or 5)"
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        return 2.0 * len(control["text"]) + (control["size"] == 96)
 
     def sample(self, rng: random.Random, k: int) -> dict:
         turning, same = rng.choice(_PAIRS)

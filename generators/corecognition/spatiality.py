@@ -63,6 +63,8 @@ class InsideClosedCurve(Family):
     causal_param = "at"
     min_margin = 16.0  # px from the dot's centre to the line
     paradigm = "Topological inside/outside (Piaget & Inhelder 1956; Jordan-curve tasks, Ullman 1984)"
+    level_cuts = (-23.5, -21.0)
+    hardness_doc = "the dot's distance to the line (px): smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         from shapely import contains_xy, distance, points
@@ -172,6 +174,8 @@ class SurfaceLevels(Family):
     causal_param = "height"
     min_margin = 14.0  # px the strip stands above the board
     paradigm = "One or two surface levels (the paper's Figure 2/22 checkered-surface pair)"
+    level_cuts = (-45.0, -30.0)
+    hardness_doc = "how far the strip stands above the board (px): less is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         tile = rng.choice([40, 44, 48])

@@ -52,6 +52,14 @@ class StickReach(Family):
     causal_param = "reach"
     min_margin = _UNIT / 2  # px between a stick's tip and the ball's near side
     paradigm = "Tool choice by length (Köhler 1925 sticks; Visalberghi & Trinca 1989)"
+    level_cuts = (-60.0, -40.0)
+    hardness_doc = ("the nearest tip's distance to the ball (px) plus 10 px per grid unit between the two most "
+                    "alike sticks: smaller is harder")
+
+    def hardness(self, control: dict, twin: dict) -> float:
+        lengths = sorted(control["lengths"])
+        alike = min(b - a for a, b in zip(lengths, lengths[1:]))
+        return -(min(self.margin(control), self.margin(twin)) + 10 * alike)
 
     def sample(self, rng: random.Random, k: int) -> dict:
         while True:
@@ -196,6 +204,8 @@ class LeakyCup(Family):
     causal_param = "intact"
     min_margin = 12.0  # px, the smallest hole
     paradigm = "Container affordance: choosing an intact container (Gibson 1979; Hauser 1997 functional features)"
+    level_cuts = (-15.0, -13.0)
+    hardness_doc = "the smallest hole (px): smaller is harder"
 
     def sample(self, rng: random.Random, k: int) -> dict:
         cups = []
