@@ -34,6 +34,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import random
 import re
 import time
@@ -323,19 +324,14 @@ def split_words(words: list[str], weights: dict[str, int], seed: int) -> dict[st
     return out
 
 
-# --------------------------------------------------------------------------- build
+# --------------------------------------------------------------------------- shared by the build and streams
 
 
-def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
-          progress: bool = True, decisions: list[dict] | None = None,
-          inputs: dict[str, list[str]] | None = None) -> dict:
-    """Build CogEvolve into ``out_dir``; returns the manifest (with timings)."""
-    started = time.perf_counter()
-    config = load_config(config_path, inputs)
-    seed = config["seed"] if seed is None else seed
-    wn = functools.cache(lambda: wordnet.reader(config.get("wordnet_dir")))  # only when something needs it
+def graphs_and_sentences(config: dict, wn, decisions: list[dict] | None, progress: bool) -> tuple[list, list, dict]:
+    """The sense graphs (mined, imported, decided, sorted by word) and their sentences, both
+    without offensive senses (:func:`drop_offensive`), and the manifest's ``sources``."""
     patterns_path = _resolve(config["patterns"])
-    patterns, _concrete = sense_graphs.load_patterns(patterns_path)
+    sense_graphs.load_patterns(patterns_path)  # a bad pattern file fails before WordNet is read
     # Input files are read before WordNet is loaded or mined, so a bad file fails in a
     # moment: a ChainNet file's format is checked before its sense keys need WordNet.
     sources, imported = {}, []
@@ -353,7 +349,6 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     graphs.sort(key=lambda g: (g["word"], g.get("id", g["word"])))
     for graph in graphs:
         graph.setdefault("id", graph["word"])
-    mined = time.perf_counter()
 
     sents = sentences.wordnet_examples(graphs)
     corpus_counts = {}
@@ -362,60 +357,155 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         sents += found
         corpus_counts[Path(path).name] = info
     graphs, sents, offended = drop_offensive(graphs, sents, wordnet.offensive(config.get("wordnet_dir")), wn)
-    split_of = split_words(sorted({g["word"] for g in graphs}), config["splits"], seed)
+    return graphs, sents, {"graphs": sources, "decisions": decided, "corpora": corpus_counts, "offensive": offended}
+
+
+def draw_schemas(graphs: list[dict], config: dict, seed: int, decisions: list[dict] | None, add_image,
+                 dropped: Counter, progress: bool = False, render=schemas.render) -> tuple[dict, dict]:
+    """The words' pictures: ``(schema_of, svg_source)``, graph id -> sense key -> image
+    record and image path -> SVG text. ``add_image(data, suffix, folder)`` stores a file
+    and returns its path (:meth:`cogforge.core.buildio.BuildWriter.add_image`); ``render``
+    is :func:`generators.cogevolve.schemas.render` or a memo of it."""
+    patterns, _concrete = sense_graphs.load_patterns(_resolve(config["patterns"]))
     pattern_of = {p.name: p for p in patterns}
     twemoji = Path(config.get("twemoji_dir") or project_root() / ".cache" / "twemoji")
     cores = schemas.load_cores()
+    rejected_images = {d["key"] for d in decisions or [] if d.get("unit") == "image" and d["decision"] == "reject"}
+    schema_of: dict[str, dict[str, dict]] = {}  # graph id -> sense key -> image record
+    svg_source: dict[str, str] = {}  # build path -> SVG text (for 3b-svg)
+    drawn_by: dict[str, str] = {}  # PNG sha256 -> graph id: no picture is shared by two words
+    colours = schemas.load_colours()
+    backdrops: Counter = Counter()  # (setting, role) -> senses drawn so far
+    kinds_of = {g["id"]: depictions_for(g, pattern_of, colours) for g in graphs if schemas.core_for(g, cores)}
+    drawable = [g for g in graphs if len(kinds_of.get(g["id"], ())) >= 2]  # a picture needs another to differ from
+    dropped["schemas (fewer than two senses a frame can show)"] += len(kinds_of) - len(drawable)
+    chosen = balanced_frames(drawable, kinds_of, random.Random(f"cogevolve:{seed}:frames"))
+    imaged = [g for g in drawable if g["id"] in chosen]
+    dropped["schemas (a frame would show one role more than the other)"] += len(drawable) - len(imaged)
+    for graph in tqdm(imaged, desc="schemas", unit="word", disable=not progress):
+        points, depicted = schemas.core_for(graph, cores)
+        kinds = kinds_of[graph["id"]]
+        srng = random.Random(f"cogevolve:{seed}:{graph['id']}:svg")
+        core_id = "k" + "".join(srng.choice("0123456789") for _ in range(8))
+        core, colour = schemas.core_group(schemas.core_file(twemoji, points).read_bytes(), core_id)
+        backdrop = settings_for(graph, list(kinds), backdrops, srng)
+        records = {}
+        for key, kind in kinds.items():
+            paint = colours[key] if kind == "material/paint" else colour
+            for _ in range(50):  # another word with the same core may have drawn the same picture
+                svg = schemas.compose(core, core_id, paint, kind, backdrop[key], srng)
+                png = render(svg)
+                digest = hashlib.sha256(png).hexdigest()
+                if drawn_by.setdefault(digest, graph["id"]) == graph["id"]:
+                    break
+            else:
+                raise RuntimeError(f"{graph['id']}: no picture of {key} differs from other words' pictures")
+            checked = svgcheck.ensure(svg, f"{graph['id']}:{key}", banned_words=[graph["word"]])
+            svg_path = add_image(svg, ".svg", folder="svg")
+            svg_source[svg_path] = svg.decode()
+            records[key] = {"sense": key, "svg": svg_path, "png": add_image(png),
+                            "core_sha256": checked.core_sha256, "elements": checked.elements,
+                            "png_bytes": len(png), "scene": backdrop[key], "depiction": kind,
+                            "core": {"emoji": points, "synset": depicted}}
+            if kind == "material/paint":
+                records[key]["colour"] = paint
+        if len({r["core_sha256"] for r in records.values()}) != 1:
+            raise svgcheck.SVGError([svgcheck.Problem(graph["id"], "core-differs", "core",
+                                                      "the core differs between the word's images")])
+        if any(Path(r["png"]).stem in rejected_images for r in records.values()):
+            dropped["schemas (a picture rejected in cogevolve-schema-audit)"] += 1
+            continue  # 1b-t2i and 3b show all of a word's pictures: one bad one spoils them
+        schema_of[graph["id"]] = records
+    return schema_of, svg_source
+
+
+def sentence_graphs(graphs: list[dict], sents: list[dict]):
+    """``(k, graph, sentence)`` for each sentence (``k``: its number) whose sense a graph of its word has."""
+    by_word = defaultdict(list)
+    for g in graphs:
+        by_word[g["word"]].append(g)
+    for k, s in enumerate(sents):
+        graph = next((g for g in by_word.get(s["word"], []) if s["sense"] in g["senses"]), None)
+        if graph is not None:
+            yield k, graph, s
+
+
+def tier3_paths(graphs: list[dict], schema_of: dict, config: dict, seed: int,
+                dropped: Counter) -> list[tuple[dict, list[str]]]:
+    """Tier 3's paths: every root-to-sense path, N=2 paths thinned to ``tier3_long_share``,
+    then :func:`balance_paths` against blind orderings."""
+    all_paths = [(g, p) for g in graphs for p in sense_graphs.paths(g)]
+    long_paths = [gp for gp in all_paths if len(gp[1]) > 2]
+    short = [gp for gp in all_paths if len(gp[1]) == 2]
+    share = config["tier3_long_share"]
+    if share > 0 and long_paths:
+        keep = min(len(short), round(len(long_paths) * (1 - share) / share))
+        rng3 = random.Random(f"cogevolve:{seed}:tier3")
+        kept = set(map(id, rng3.sample(short, keep)))
+        dropped["3 (thinning N=2 paths)"] += len(short) - keep
+        short = [gp for gp in short if id(gp) in kept]
+    return balance_paths(short + long_paths, schema_of, random.Random(f"cogevolve:{seed}:balance"), dropped)
+
+
+def make_item(item_id: str, split: str, task: str, graph: dict, question: str, images: list[str], options,
+              answer: str, meta: dict) -> Item:
+    """An item with the meta every CogEvolve item has: the word, its graph and its split unit."""
+    full = {"word": graph["word"], "graph_id": graph["id"], "graph": graph_meta(graph),
+            "split_unit": f"word-{graph['word']}", **meta}
+    if options:
+        full["answer_letter"] = chr(65 + options.index(answer))
+    return Item(id=item_id, benchmark=NAME, task=task, split=split, question=question, images=images,
+                options=options, answer=answer, meta=full)
+
+
+def tier3_questions(graph: dict, path: list[str], shown: list[str], schema_of: dict,
+                    svg_source: dict[str, str]) -> dict[str, tuple | None]:
+    """Tier 3's questions on ``path`` with its senses listed in the order ``shown`` (IDs
+    A, B, ... in that order): task -> ``(question, images, options, answer, meta)``, for
+    3a, 3a-masked (None where the mask leaves the word visible) and, when every sense of
+    the path has a picture, 3b and 3b-svg."""
+    ids = _letters(len(shown))
+    id_of = dict(zip(shown, ids))
+    answer = " -> ".join(id_of[k] for k in path)
+    base = {"path": path, "n": len(path), "stratum": "N=2" if len(path) == 2 else "N>2",
+            "id_map": {i: k for k, i in id_of.items()}}
+    listing = "\n".join(f"[{id_of[k]}] {graph['senses'][k]['gloss']}" for k in shown)
+    out: dict[str, tuple | None] = {
+        "3a": (PROMPTS["3a"].format(word=graph["word"], listing=listing), [], None, answer, base)}
+    terms = mask_terms(graph)
+    masked = "\n".join(f"[{id_of[k]}] {mask(graph['senses'][k]['gloss'], terms, graph['word'])}" for k in shown)
+    out["3a-masked"] = None if leaks(masked, graph["lexical"]["forms"]) else (
+        PROMPTS["3a-masked"].format(listing=masked), [], None, answer, base | {"masked_terms": terms})
+    if pictured(graph, path, schema_of):
+        records = schema_of[graph["id"]]
+        names = ", ".join(f"Image {i}" for i in ids)
+        out["3b"] = (PROMPTS["3b"].format(word=graph["word"], ids=names), [records[k]["png"] for k in shown], None,
+                     answer, base | {"image_records": [records[k] for k in shown]})
+        listing = "\n".join(f"Image {id_of[k]}:\n" + svg_source[records[k]["svg"]].strip() for k in shown)
+        out["3b-svg"] = (PROMPTS["3b-svg"].format(word=graph["word"], ids=names, listing=listing), [], None, answer,
+                         base | {"svg_records": [records[k] for k in shown]})
+    return out
+
+
+# --------------------------------------------------------------------------- build
+
+
+def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
+          progress: bool = True, decisions: list[dict] | None = None,
+          inputs: dict[str, list[str]] | None = None) -> dict:
+    """Build CogEvolve into ``out_dir``; returns the manifest (with timings)."""
+    started = time.perf_counter()
+    config = load_config(config_path, inputs)
+    seed = config["seed"] if seed is None else seed
+    wn = functools.cache(lambda: wordnet.reader(config.get("wordnet_dir")))  # only when something needs it
+    graphs, sents, sources = graphs_and_sentences(config, wn, decisions, progress)
+    mined = time.perf_counter()
+    split_of = split_words(sorted({g["word"] for g in graphs}), config["splits"], seed)
 
     with BuildWriter(out_dir) as writer:
         # ---- schemas: one core per word, one scene per sense
         dropped: Counter = Counter()
-        rejected_images = {d["key"] for d in decisions or [] if d.get("unit") == "image" and d["decision"] == "reject"}
-        schema_of: dict[str, dict[str, dict]] = {}  # graph id -> sense key -> image record
-        svg_source: dict[str, str] = {}  # build path -> SVG text (for 3b-svg)
-        drawn_by: dict[str, str] = {}  # PNG sha256 -> graph id: no picture is shared by two words
-        colours = schemas.load_colours()
-        backdrops: Counter = Counter()  # (setting, role) -> senses drawn so far
-        kinds_of = {g["id"]: depictions_for(g, pattern_of, colours) for g in graphs if schemas.core_for(g, cores)}
-        drawable = [g for g in graphs if len(kinds_of.get(g["id"], ())) >= 2]  # a picture needs another to differ from
-        dropped["schemas (fewer than two senses a frame can show)"] += len(kinds_of) - len(drawable)
-        chosen = balanced_frames(drawable, kinds_of, random.Random(f"cogevolve:{seed}:frames"))
-        imaged = [g for g in drawable if g["id"] in chosen]
-        dropped["schemas (a frame would show one role more than the other)"] += len(drawable) - len(imaged)
-        for graph in tqdm(imaged, desc="schemas", unit="word", disable=not progress):
-            points, depicted = schemas.core_for(graph, cores)
-            kinds = kinds_of[graph["id"]]
-            srng = random.Random(f"cogevolve:{seed}:{graph['id']}:svg")
-            core_id = "k" + "".join(srng.choice("0123456789") for _ in range(8))
-            core, colour = schemas.core_group(schemas.core_file(twemoji, points).read_bytes(), core_id)
-            backdrop = settings_for(graph, list(kinds), backdrops, srng)
-            records = {}
-            for key, kind in kinds.items():
-                paint = colours[key] if kind == "material/paint" else colour
-                for _ in range(50):  # another word with the same core may have drawn the same picture
-                    svg = schemas.compose(core, core_id, paint, kind, backdrop[key], srng)
-                    png = schemas.render(svg)
-                    digest = hashlib.sha256(png).hexdigest()
-                    if drawn_by.setdefault(digest, graph["id"]) == graph["id"]:
-                        break
-                else:
-                    raise RuntimeError(f"{graph['id']}: no picture of {key} differs from other words' pictures")
-                checked = svgcheck.ensure(svg, f"{graph['id']}:{key}", banned_words=[graph["word"]])
-                svg_path = writer.add_image(svg, ".svg", folder="svg")
-                svg_source[svg_path] = svg.decode()
-                records[key] = {"sense": key, "svg": svg_path, "png": writer.add_image(png),
-                                "core_sha256": checked.core_sha256, "elements": checked.elements,
-                                "png_bytes": len(png), "scene": backdrop[key], "depiction": kind,
-                                "core": {"emoji": points, "synset": depicted}}
-                if kind == "material/paint":
-                    records[key]["colour"] = paint
-            if len({r["core_sha256"] for r in records.values()}) != 1:
-                raise svgcheck.SVGError([svgcheck.Problem(graph["id"], "core-differs", "core",
-                                                          "the core differs between the word's images")])
-            if any(Path(r["png"]).stem in rejected_images for r in records.values()):
-                dropped["schemas (a picture rejected in cogevolve-schema-audit)"] += 1
-                continue  # 1b-t2i and 3b show all of a word's pictures: one bad one spoils them
-            schema_of[graph["id"]] = records
+        schema_of, svg_source = draw_schemas(graphs, config, seed, decisions, writer.add_image, dropped, progress)
         drawn = time.perf_counter()
 
         items, counters = [], Counter()
@@ -429,26 +519,14 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                 return
             seen.add(key)
             counters[task] += 1
-            full = {"word": graph["word"], "graph_id": graph["id"], "graph": graph_meta(graph),
-                    "split_unit": f"word-{graph['word']}", **meta}
-            if options:
-                full["answer_letter"] = chr(65 + options.index(answer))
-            items.append(Item(id=f"cogevolve-{task}-{counters[task]:05d}", benchmark=NAME, task=task,
-                              split=split_of[graph["word"]], question=question, images=images,
-                              options=options, answer=answer, meta=full))
+            items.append(make_item(f"cogevolve-{task}-{counters[task]:05d}", split_of[graph["word"]], task, graph,
+                                   question, images, options, answer, meta))
 
-        by_id = {g["id"]: g for g in graphs}
-        by_word = defaultdict(list)
-        for g in graphs:
-            by_word[g["word"]].append(g)
         role_of = {g["id"]: sense_graphs.roles(g) for g in graphs}
 
         # ---- Tier 1a and the Tier-2 pool: sentences
         tier2_pool: dict[str, list] = defaultdict(list)
-        for k, s in enumerate(sents):
-            graph = next((g for g in by_word.get(s["word"], []) if s["sense"] in g["senses"]), None)
-            if graph is None:
-                continue
+        for k, graph, s in sentence_graphs(graphs, sents):
             rng = random.Random(f"cogevolve:{seed}:sentence:{k}:{s['sense']}")
             glosses = {key: v["gloss"] for key, v in graph["senses"].items()}
             if len(set(glosses.values())) != len(glosses):
@@ -477,7 +555,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         dropped = Counter({k: v for k, v in dropped.items() if v})
 
         # ---- Tier 1b: images <-> definitions
-        imaged = [g for g in imaged if g["id"] in schema_of]
+        imaged = [g for g in graphs if g["id"] in schema_of]
         for graph in imaged:
             records = schema_of[graph["id"]]
             glosses = {key: v["gloss"] for key, v in graph["senses"].items()}
@@ -498,18 +576,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                     {"sense": key, "image_senses": order, "image_records": [records[o] for o in order]})
 
         # ---- Tier 3: paths
-        all_paths = [(g, p) for g in graphs for p in sense_graphs.paths(g)]
-        long_paths = [gp for gp in all_paths if len(gp[1]) > 2]
-        short = [gp for gp in all_paths if len(gp[1]) == 2]
-        share = config["tier3_long_share"]
-        if share > 0 and long_paths:
-            keep = min(len(short), round(len(long_paths) * (1 - share) / share))
-            rng3 = random.Random(f"cogevolve:{seed}:tier3")
-            kept = set(map(id, rng3.sample(short, keep)))
-            dropped["3 (thinning N=2 paths)"] += len(short) - keep
-            short = [gp for gp in short if id(gp) in kept]
-        paths_kept = balance_paths(short + long_paths, schema_of, random.Random(f"cogevolve:{seed}:balance"),
-                                   dropped)
+        paths_kept = tier3_paths(graphs, schema_of, config, seed, dropped)
         gold_first: dict[tuple, Counter] = defaultdict(Counter)  # (imaged, split) -> shown in gold order?
         for graph, path in paths_kept:
             rng = random.Random(f"cogevolve:{seed}:path:{'>'.join(path)}")
@@ -520,31 +587,11 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
                 same = ledger[True] <= ledger[False]
                 shown = list(path) if same else list(path)[::-1]
                 ledger[same] += 1
-            ids = _letters(len(shown))
-            id_of = dict(zip(shown, ids))
-            answer = " -> ".join(id_of[k] for k in path)
-            base = {"path": path, "n": len(path), "stratum": "N=2" if len(path) == 2 else "N>2",
-                    "id_map": {i: k for k, i in id_of.items()}}
-            listing = "\n".join(f"[{id_of[k]}] {graph['senses'][k]['gloss']}" for k in shown)
-            add("3a", graph, PROMPTS["3a"].format(word=graph["word"], listing=listing), [], None, answer, base)
-            terms = mask_terms(graph)
-            masked = "\n".join(f"[{id_of[k]}] {mask(graph['senses'][k]['gloss'], terms, graph['word'])}"
-                               for k in shown)
-            if leaks(masked, graph["lexical"]["forms"]):
-                dropped["3a-masked (word still visible)"] += 1
-            else:
-                add("3a-masked", graph, PROMPTS["3a-masked"].format(listing=masked), [], None, answer,
-                    base | {"masked_terms": terms})
-            if pictured(graph, path, schema_of):
-                records = schema_of[graph["id"]]
-                names = ", ".join(f"Image {i}" for i in ids)
-                image_meta = {"image_records": [records[k] for k in shown]}
-                add("3b", graph, PROMPTS["3b"].format(word=graph["word"], ids=names),
-                    [records[k]["png"] for k in shown], None, answer, base | image_meta)
-                listing = "\n".join(f"Image {id_of[k]}:\n" + svg_source[records[k]["svg"]].strip()
-                                    for k in shown)
-                add("3b-svg", graph, PROMPTS["3b-svg"].format(word=graph["word"], ids=names, listing=listing),
-                    [], None, answer, base | {"svg_records": [records[k] for k in shown]})
+            for task, made in tier3_questions(graph, path, shown, schema_of, svg_source).items():
+                if made is None:
+                    dropped[f"{task} (word still visible)"] += 1
+                else:
+                    add(task, graph, *made)
         items = _filter_and_number(items, random.Random(f"cogevolve:{seed}:filter"), dropped)
         counters = Counter(i.task for i in items)
         questioned = time.perf_counter()
@@ -559,8 +606,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
             "wordnet": {"dir": str(wordnet.wordnet_dir(config.get("wordnet_dir"))),
                         "fingerprint": wordnet.fingerprint(wordnet.wordnet_dir(config.get("wordnet_dir")))},
             "media": {"mode": "RGB", "size": [schemas.SIZE, schemas.SIZE]},
-            "sources": {"graphs": sources, "decisions": decided, "corpora": corpus_counts,
-                        "offensive": offended},
+            "sources": sources,
             "counts": {"items": len(items), "images": len({p for i in items for p in i.images}),
                        "graphs": len(graphs), "schemas": sum(map(len, schema_of.values())),
                        "by_task": dict(sorted(counters.items())), "dropped_questions": dict(sorted(dropped.items()))},
@@ -711,3 +757,196 @@ def stats_markdown(stats: dict) -> str:
            markdown_table(["role", "sentences", "share"],
                           [[r, v["count"], f"{100 * v['share']:.1f}%"] for r, v in stats["sentences_by_role"].items()])]
     return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- streams
+# The hooks of `cogforge.environments`. What the build decides over the whole benchmark is
+# made once per process from the config, with the config's seed as the build makes it
+# (:func:`_stream_pools`): the graphs and sentences without offensive senses, the words'
+# pictures (frames balanced over the words), and each task's pool of units after the
+# build's own filters (blind heuristics for 1a and 1b-i2t, blind orderings for Tier 3,
+# the mask check for 3a-masked). Item ``index`` of a task draws one unit of its pool and
+# its answer position, option order or path order from (seed, task, index, attempt)
+# alone: what the build balances with ledgers (answer positions, pairs shown in gold
+# order, Tier 2's roles) is drawn uniformly per item, so it balances in expectation.
+
+STREAM_KNOBS = {"1a": "options", "1b-i2t": "options", "1b-t2i": "images", "3a": "n", "3a-masked": "n", "3b": "n",
+                "3b-svg": "n"}  # Tier 2 has none: its three options are always the three roles
+
+
+@functools.cache
+def _renderer_key() -> str:
+    import cairosvg
+    import PIL
+
+    code = Path(schemas.__file__).read_bytes() + f"{cairosvg.__version__}:{PIL.__version__}".encode()
+    return hashlib.sha256(code).hexdigest()[:16]
+
+
+def _rendered(svg: bytes) -> bytes:
+    """:func:`generators.cogevolve.schemas.render` kept in ``.cache/`` by the SVG's hash (and
+    the renderer's code and versions): a picture takes ~0.1 s to render, a stream process
+    needs all of the build's at once (Tier 3's pools are balanced against their sizes)."""
+    path = wordnet.CACHE / f"cogevolve-renders-{_renderer_key()}" / f"{hashlib.sha256(svg).hexdigest()}.png"
+    if path.is_file():
+        return path.read_bytes()
+    png = schemas.render(svg)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(png)
+    tmp.replace(path)
+    return png
+
+
+def _distinct_glosses(graph: dict) -> bool:
+    return len({v["gloss"] for v in graph["senses"].values()}) == len(graph["senses"])
+
+
+def _stream_size(task: str, unit: tuple, schema_of: dict) -> int:
+    """The unit's value of the task's knob (:data:`STREAM_KNOBS`)."""
+    graph, part = unit
+    if task == "1b-t2i":
+        return len(schema_of[graph["id"]])
+    return len(graph["senses"]) if task in ("1a", "1b-i2t") else len(part)
+
+
+@functools.cache
+def _stream_pools(config_key: str) -> dict:
+    """Each task's units (``(graph, sentence)``, ``(graph, sense key)`` or ``(graph,
+    path)``; Tier 2's by role), the pictures and the files, for the config (as JSON)."""
+    from cogforge.core.decisions import decisions_path, load_decisions
+
+    config = json.loads(config_key)
+    seed = config["seed"]
+    decisions = load_decisions(decisions_path(NAME, project_root()))  # what `cogforge build` applies
+    wn = functools.cache(lambda: wordnet.reader(config.get("wordnet_dir")))
+    graphs, sents, _sources = graphs_and_sentences(config, wn, decisions, progress=False)
+    files: dict[str, bytes] = {}
+
+    def keep(data: bytes, suffix: str = ".png", folder: str = "images") -> str:
+        rel = f"{folder}/{hashlib.sha256(data).hexdigest()}{suffix}"
+        files[rel] = data
+        return rel
+
+    dropped: Counter = Counter()
+    schema_of, svg_source = draw_schemas(graphs, config, seed, decisions, keep, dropped, render=_rendered)
+    role_of = {g["id"]: sense_graphs.roles(g) for g in graphs}
+    said = {(g["id"], s["sense"], s["text"], s["form"]): (g, s) for _k, g, s in sentence_graphs(graphs, sents)}
+    pools: dict = {"2": {role: [(g, s) for g, s in said.values() if role_of[g["id"]].get(s["sense"]) == role]
+                         for role in ROLE_OPTIONS}}
+
+    def unfiltered(task: str, units: list[tuple], answer, stem) -> list[tuple]:
+        """The units the build's blind-heuristic filter keeps (it reads option texts, not their order)."""
+        pending = [{"task": task, "options": [v["gloss"] for v in g["senses"].values()], "answer": answer(g, part),
+                    "question": stem(g), "item": (g, part)} for g, part in units]
+        kept = filter_shortcuts(pending, random.Random(f"cogevolve:{seed}:stream-filter:{task}"), dropped, [task])
+        return [q["item"] for q in kept]
+
+    pools["1a"] = unfiltered("1a", [(g, s) for g, s in said.values() if _distinct_glosses(g)],
+                             lambda g, s: g["senses"][s["sense"]]["gloss"], lambda g: "")
+    pictured_senses = [(g, key) for g in graphs if g["id"] in schema_of and _distinct_glosses(g)
+                       for key in schema_of[g["id"]]]
+    pools["1b-i2t"] = unfiltered("1b-i2t", pictured_senses, lambda g, key: g["senses"][key]["gloss"],
+                                 lambda g: PROMPTS["1b-i2t"].format(word=g["word"]))  # the stem: no options
+    pools["1b-t2i"] = pictured_senses  # options "Image 1", ...: only their order could cue, and it is drawn
+    paths = tier3_paths(graphs, schema_of, config, seed, dropped)
+    pools["3a"] = paths
+    pools["3a-masked"] = [(g, p) for g, p in paths if tier3_questions(g, p, p, {}, {})["3a-masked"] is not None]
+    pools["3b"] = pools["3b-svg"] = [(g, p) for g, p in paths if pictured(g, p, schema_of)]
+    return {"pools": pools, "schema_of": schema_of, "svg_source": svg_source, "files": files}
+
+
+def _config_key(config: dict) -> str:
+    return json.dumps(config, sort_keys=True)
+
+
+@functools.cache
+def _stream_units(config_key: str, task: str, chosen: tuple) -> list[tuple]:
+    """The task's units with the chosen knob values (``((knob, value), ...)``)."""
+    made = _stream_pools(config_key)
+    return [u for u in made["pools"][task]
+            if all(_stream_size(task, u, made["schema_of"]) == value for _knob, value in chosen)]
+
+
+def stream_tasks(config: dict) -> list[str]:
+    """Every task the build makes."""
+    return list(TASKS)
+
+
+def stream_knobs(config: dict) -> dict[str, dict[str, tuple[int, ...]]]:
+    """``options`` (1a, 1b-i2t: the word's senses), ``images`` (1b-t2i: its pictures), ``n``
+    (Tier 3: the path's senses), each with the values its pool has (a knob with one value is
+    left out: it would change nothing)."""
+    made = _stream_pools(_config_key(config))
+    out: dict[str, dict[str, tuple[int, ...]]] = {}
+    for task in TASKS:
+        values = () if task == "2" else \
+            tuple(sorted({_stream_size(task, u, made["schema_of"]) for u in made["pools"][task]}))
+        out[task] = {STREAM_KNOBS[task]: values} if len(values) > 1 else {}
+    return out
+
+
+def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
+                difficulty: dict) -> tuple[Item, dict[str, bytes]]:
+    """Item ``index`` of ``task``: one unit of the task's pool (Tier 2: a role, then one of
+    its sentences), its option order, answer position or path order, all drawn from (seed,
+    task, index, attempt)."""
+    key = _config_key(config)
+    made = _stream_pools(key)
+    schema_of, svg_source = made["schema_of"], made["svg_source"]
+    rng = random.Random(f"cogevolve:stream:{seed}:{task}:{index}:{attempt}")
+    if task == "2":
+        role = rng.choice(ROLE_OPTIONS)
+        units = made["pools"]["2"][role]
+    else:
+        units = _stream_units(key, task, tuple(sorted(difficulty.items())))
+    if not units:
+        raise RuntimeError(f"cogevolve {task}: no unit to draw from with {difficulty or 'the default config'}")
+    graph, part = units[rng.randrange(len(units))]
+    item_id = f"{NAME}-{task}-stream-{index}"
+    glosses = {k: v["gloss"] for k, v in graph["senses"].items()}
+    if task in ("1a", "2"):
+        s = part
+        if task == "2":
+            question = _mcq_prompt(PROMPTS["2"].format(sentence=s["text"], form=s["form"]), ROLE_OPTIONS)
+            item = make_item(item_id, "train", task, graph, question, [], list(ROLE_OPTIONS), role,
+                             {"sense": s["sense"], "sentence": s, "role": role})
+        else:
+            answer = glosses[s["sense"]]
+            options = Positions().place(task, answer, [v for k, v in glosses.items() if k != s["sense"]], rng)
+            question = _mcq_prompt(PROMPTS["1a"].format(sentence=s["text"], form=s["form"]), options)
+            item = make_item(item_id, "train", task, graph, question, [], options, answer,
+                             {"sense": s["sense"], "sentence": s, "option_senses": _option_senses(graph, options)})
+    elif task == "1b-i2t":
+        records = schema_of[graph["id"]]
+        options = Positions().place(task, glosses[part], [glosses[o] for o in glosses if o != part], rng)
+        item = make_item(item_id, "train", task, graph, _mcq_prompt(PROMPTS[task].format(word=graph["word"]), options),
+                         [records[part]["png"]], options, glosses[part],
+                         {"sense": part, "option_senses": _option_senses(graph, options),
+                          "image_records": [records[part]]})
+    elif task == "1b-t2i":
+        records = schema_of[graph["id"]]
+        order = Positions().place(task, part, [o for o in records if o != part], rng)
+        options = [f"Image {n}" for n in range(1, len(order) + 1)]
+        question = _mcq_prompt(PROMPTS[task].format(word=graph["word"], gloss=glosses[part]), options)
+        item = make_item(item_id, "train", task, graph, question, [records[o]["png"] for o in order], options,
+                         f"Image {order.index(part) + 1}",
+                         {"sense": part, "image_senses": order, "image_records": [records[o] for o in order]})
+    else:
+        shown = list(part)
+        rng.shuffle(shown)  # a pair: in gold order or reversed, each half the time
+        item = make_item(item_id, "train", task, graph, *tier3_questions(graph, part, shown, schema_of,
+                                                                         svg_source)[task])
+    return item, {path: made["files"][path] for path in item.images}
+
+
+def stream_unit(item: Item | dict) -> str:
+    """The word (its sense graph): the unit the build splits by, so a word a release holds
+    is never streamed beside it, whatever its task."""
+    meta = item.meta if isinstance(item, Item) else item["meta"]
+    return meta["split_unit"]
+
+
+def load_stream_config() -> dict:
+    """The default config (``builders/cogevolve.toml``)."""
+    return load_config()

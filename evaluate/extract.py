@@ -78,7 +78,7 @@ def extract(response: str, options: list[str] | None) -> tuple[str | None, str]:
                 return options[ord(letter) - 65], "json" if method == "json" else "letter"
             lowered = candidate.strip().strip(".").lower()
             for option in options:
-                if lowered == option.lower():
+                if lowered == option.lower().strip().strip("."):  # an option may end in "etc."
                     return option, "option" if method == "letter" else "json"
         mentioned = [o for o in options if re.search(rf"\b{re.escape(o.lower())}\b", text.lower())]
         if len(mentioned) == 1:

@@ -13,6 +13,7 @@ BENCHMARK = Benchmark.of_modules(
     qc=qc,
     scorer=scorer,
     card=card,
+    stream=builder,
     stages=(
         Stage("sense-graph-audit", builder.NAME, "edge", True, sense_graph_audit_tasks),
         Stage("cogevolve-schema-audit", builder.NAME, "image", True, cogevolve_schema_audit_tasks),
