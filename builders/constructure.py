@@ -30,6 +30,7 @@ so that no chain, and no image, appears in two splits.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import random
 import time
@@ -47,6 +48,7 @@ from cogforge.builders._filtering import filter_shortcuts
 from cogforge import __version__
 from cogforge.core.buildio import BuildWriter
 from cogforge.core.config import SPLIT_NAMES, Schema, check_splits, load
+from cogforge.core.errors import UserError
 from cogforge.core.parallel import draw_all
 from cogforge.core.stats import build_stats
 from cogforge.core.record import Item
@@ -570,6 +572,47 @@ def image_bytes(source: str, key: str) -> bytes:
     return images.load_photo(Path(key))
 
 
+def image_sources(isa: wordnet.IsA, config: dict) -> dict[str, tuple[str, str]]:
+    """Each pictured node's source: {wnid: ("emoji", code points) or ("photo", path)}."""
+    by_synset = {data["synset"]: node for node, data in isa.graph.nodes(data=True)}
+    sources: dict[str, tuple[str, str]] = {}  # wnid -> (source, key)
+    for entry in images.load_emoji_map():
+        if entry.synset not in by_synset:
+            raise ValueError(f"{images.EMOJI_MAP}: {entry.synset} ({entry.unicode_name}) is not a WordNet noun synset")
+        sources.setdefault(by_synset[entry.synset], ("emoji", entry.codepoints))
+    for node, photos in images.photo_sources([Path(p) for p in config.get("photo_dirs", [])]).items():
+        if node in isa.graph:
+            sources[node] = ("photo", str(photos[0]))
+    return sources
+
+
+def make_item(graph: Graph, sources: dict[str, tuple[str, str]], chain: tuple[str, ...], q: dict, item_id: str,
+              split: str, split_unit: str, image_path: str) -> Item:
+    """The record of one question (``q``: task, level, image, question, options, answer,
+    roles and, for multiple choice, labels), as a build and a stream write it."""
+    level_of = {n: k for k, n in enumerate(chain)}
+    node_meta = lambda n: {"id": n, "synset": graph.isa.graph.nodes[n]["synset"], "name": graph.name(n),  # noqa: E731
+                           "level": level_of.get(n)}
+    meta = {
+        "chain": [node_meta(n) for n in chain],
+        "image_concept": node_meta(q["image"]) | {"source": sources[q["image"]][0],
+                                                  "key": sources[q["image"]][1]},
+        "chain_concept": node_meta(chain[-1]),
+        "question_level": q["level"],
+        "options": [{"text": t, "role": r, **node_meta(n)}
+                    for t, r, n in zip(q["options"], q["labels"], q["roles"].values())] if q["task"] != "atomic"
+        else [{"text": "Yes"}, {"text": "No"}],
+        "answer_letter": chr(65 + q["options"].index(q["answer"])),
+        "split_unit": split_unit,
+    }
+    if q["task"] == "atomic":
+        meta["concept"] = node_meta(q["roles"]["concept"])
+    prompt = q["question"] + "\n" + "\n".join(f"{chr(65 + k)}. {o}" for k, o in enumerate(q["options"])) \
+        + "\nAnswer with the option's letter."
+    return Item(id=item_id, benchmark=NAME, task=q["task"], split=split, question=prompt, images=[image_path],
+                options=q["options"], answer=q["answer"], meta=meta)
+
+
 def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str | None = None,
           progress: bool = True) -> dict:
     """Build CONSTRUCTURE into ``out_dir``; returns the manifest (with timings)."""
@@ -581,15 +624,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     graph = Graph(isa)
     graph.wordnet_dir = config.get("wordnet_dir")
     visual = set(config["visual_lexnames"])
-    by_synset = {data["synset"]: node for node, data in isa.graph.nodes(data=True)}
-    sources: dict[str, tuple[str, str]] = {}  # wnid -> (source, key)
-    for entry in images.load_emoji_map():
-        if entry.synset not in by_synset:
-            raise ValueError(f"{images.EMOJI_MAP}: {entry.synset} ({entry.unicode_name}) is not a WordNet noun synset")
-        sources.setdefault(by_synset[entry.synset], ("emoji", entry.codepoints))
-    for node, photos in images.photo_sources([Path(p) for p in config.get("photo_dirs", [])]).items():
-        if node in isa.graph:
-            sources[node] = ("photo", str(photos[0]))
+    sources = image_sources(isa, config)
     imaged = sorted(n for n in sources if graph.lexname(n) in visual)
     chains = find_chains(graph, imaged, visual, config["min_chain"], config["max_chain"])
 
@@ -686,30 +721,11 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         path_of = {node: writer.add_image(data) for node, data in zip(needed, pictures)}
         items, counters = [], Counter()
         for q in pending:
-            chain = chains[q["chain"]]
-            level_of = {n: k for k, n in enumerate(chain)}
             counters[q["task"]] += 1
-            node_meta = lambda n: {"id": n, "synset": isa.graph.nodes[n]["synset"], "name": graph.name(n),  # noqa: E731
-                                   "level": level_of.get(n)}
-            meta = {
-                "chain": [node_meta(n) for n in chain],
-                "image_concept": node_meta(q["image"]) | {"source": sources[q["image"]][0],
-                                                          "key": sources[q["image"]][1]},
-                "chain_concept": node_meta(chain[-1]),
-                "question_level": q["level"],
-                "options": [{"text": t, "role": r, **node_meta(n)}
-                            for t, r, n in zip(q["options"], q["labels"], q["roles"].values())] if q["task"] != "atomic"
-                else [{"text": "Yes"}, {"text": "No"}],
-                "answer_letter": chr(65 + q["options"].index(q["answer"])),
-                "split_unit": f"chain-{q['chain']:04d}",
-            }
-            if q["task"] == "atomic":
-                meta["concept"] = node_meta(q["roles"]["concept"])
-            prompt = q["question"] + "\n" + "\n".join(f"{chr(65 + k)}. {o}" for k, o in enumerate(q["options"])) \
-                + "\nAnswer with the option's letter."
-            items.append(Item(id=f"constructure-{q['task']}-{counters[q['task']]:05d}", benchmark=NAME,
-                              task=q["task"], split=split_of[q["chain"]], question=prompt,
-                              images=[path_of[q["image"]]], options=q["options"], answer=q["answer"], meta=meta))
+            items.append(make_item(graph, sources, chains[q["chain"]], q,
+                                   item_id=f"constructure-{q['task']}-{counters[q['task']]:05d}",
+                                   split=split_of[q["chain"]], split_unit=f"chain-{q['chain']:04d}",
+                                   image_path=path_of[q["image"]]))
         writer.write_items(items)
         stats = statistics(items, chains, split_of, graph)
         writer.write_text("stats.md", build_stats(items, stats["table4"]))
@@ -745,3 +761,241 @@ def statistics(items: list[Item], chains: list[tuple[str, ...]], split_of: dict[
                        "avg_chain_length": round(sum(map(len, chains)) / len(chains), 2) if chains else 0,
                        "images": len({p for i in items for p in i.images})}
     return {"table2": {t: dict(sorted(v.items())) for t, v in table2.items()}, "table4": table4}
+
+
+# --------------------------------------------------------------------------- streams
+# The hooks of `cogforge.environments`: item ``index`` of a task drawn from (seed, task,
+# index, attempt) alone. A draw takes a chain (the last ``chain_length`` concepts of an
+# imaged concept's tree path), a question level, and for multiple choice one question
+# slot (:func:`question_slot`, each role's pool cut to what :func:`judge` accepts) with
+# every free role filled at random; the filled question is judged again as the build
+# judges it. The build's whole-task balancing (:class:`Ledger`, :func:`filter_shortcuts`)
+# has no per-item form: here atomic questions are Yes or No with even odds, and a free
+# role's candidates are weighted by how often the default draw shows each concept in
+# the opposite role (:func:`_fixed_showings`), which balances option texts in
+# expectation only in part: blind heuristics beat chance on a stream by more than on a
+# build (common ancestor most, whose distractors are always the picture's lineage).
+
+_STREAM_TRIES = 200  # draws of one item before a knob setting is declared to have no valid question
+_FIRST_LEVEL = {"atomic": (0, 0), "abstraction": (1, 0), "concretization": (0, 1), "common-ancestor": (1, 0)}
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: one per process and config
+class _StreamWorld:
+    graph: Graph
+    sources: dict[str, tuple[str, str]]
+    by_length: dict[int, list[tuple[str, ...]]]  # chain length -> chains, by image concept
+    chains: list[tuple[str, ...]]  # every chain of every length
+    longest: list[tuple[str, ...]]  # each image concept's longest chain, for the default draw
+    unrelated: list[str]  # "No" pictures: the image concepts of the chains
+    recurring: dict[str, dict[str, float]]  # per task, how often its fixed roles show each concept
+
+
+@functools.lru_cache(maxsize=4)
+def _stream_world(wordnet_dir: str | None, photo_dirs: tuple[str, ...], visual: tuple[str, ...]) -> _StreamWorld:
+    """The graph, the pictures and every chain of every length from 2 (item-independent)."""
+    config = {"wordnet_dir": wordnet_dir, "photo_dirs": list(photo_dirs)}
+    isa = wordnet.load(wordnet_dir)
+    graph = Graph(isa)
+    graph.wordnet_dir = wordnet_dir
+    sources = image_sources(isa, config)
+    imaged = sorted(n for n in sources if graph.lexname(n) in set(visual))
+    deepest = len(max((isa.tree_path(n) for n in imaged), key=len, default=[]))
+    longest = find_chains(graph, imaged, set(visual), 2, deepest)
+    by_length = {}
+    for length in range(2, deepest + 1):
+        found = find_chains(graph, imaged, set(visual), length, length)
+        if found:
+            by_length[length] = found
+    chains = [c for length in sorted(by_length) for c in by_length[length]]
+    # what the build's pools read: every chain's upper concepts by depth, every chain concept
+    for chain in chains:
+        for node in chain[:-1]:
+            graph.uppers_at.setdefault(len(isa.tree_path(node)), []).append(node)
+    graph.uppers_at = {d: sorted(set(v)) for d, v in graph.uppers_at.items()}
+    graph.chain_concepts = sorted({n for chain in chains for n in chain})
+    recurring = {task: _fixed_showings(longest, task) for task in TASKS}
+    return _StreamWorld(graph, sources, by_length, chains, longest, sorted({c[-1] for c in chains}), recurring)
+
+
+def _fixed_showings(longest: list[tuple[str, ...]], task: str) -> dict[str, float]:
+    """How often the default draw shows each concept in the task's fixed role that the free
+    roles must match: the answer (abstraction: the parent of the asked concept;
+    concretization: its child), or the asked concept itself (common ancestor, whose free
+    role is the answer)."""
+    first, last = _FIRST_LEVEL[task]
+    step = {"abstraction": 1, "concretization": -1}.get(task, 0)
+    out: dict[str, float] = {}
+    for path in longest:
+        distances = range(last, len(path) - first)
+        for distance in distances:
+            node = path[-1 - distance - step]
+            out[node] = out.get(node, 0.0) + 1 / len(distances)
+    return out
+
+
+def _world(config: dict) -> _StreamWorld:
+    return _stream_world(config.get("wordnet_dir"), tuple(config.get("photo_dirs", [])),
+                         tuple(config["visual_lexnames"]))
+
+
+def _levels(task: str, length: int) -> range:
+    first, last = _FIRST_LEVEL[task]
+    return range(first, length - last)
+
+
+@functools.lru_cache(maxsize=1024)
+def _stream_image(source: str, key: str) -> tuple[str, bytes]:
+    """A concept's picture and its content-addressed name, made once per process."""
+    png = image_bytes(source, key)
+    return f"images/{hashlib.sha256(png).hexdigest()}.png", png
+
+
+@functools.lru_cache(maxsize=65536)
+def _stream_slot(world: _StreamWorld, task: str, chain: tuple[str, ...], level: int) -> Slot | None:
+    return question_slot(world.graph, task, chain, 0, level)
+
+
+def stream_tasks(config: dict) -> list[str]:
+    """The four tasks, in the build's order."""
+    return list(TASKS)
+
+
+def stream_knobs(config: dict) -> dict[str, dict[str, tuple[int, ...]]]:
+    """Per task, ``chain_length``: the concepts in the chain the question is drawn from
+    (every length from 2 that some imaged concept's visual path reaches; the build uses
+    ``min_chain`` to ``max_chain``); ``level``: the asked concept's level in it, 0 the most
+    abstract (the paper's Figures 9 and 10), every level some chain length allows."""
+    world = _world(config)
+    lengths = tuple(sorted(world.by_length))
+    return {task: {"chain_length": lengths, "level": _feasible_levels(world, task)} for task in TASKS}
+
+
+@functools.lru_cache(maxsize=16)
+def _feasible_levels(world: _StreamWorld, task: str) -> tuple[int, ...]:
+    """The levels at which some chain has a question (common ancestor: with a brother
+    that other questions show, see :func:`_stream_question`)."""
+    def askable(chain: tuple[str, ...], level: int) -> bool:
+        if task == "atomic":
+            return True
+        slot = _stream_slot(world, task, chain, level)
+        return slot is not None and (task != "common-ancestor"
+                                     or any(world.recurring[task].get(n) for n, _ in slot.pools[slot.answer]))
+    levels = sorted({lv for n in world.by_length for lv in _levels(task, n)})
+    return tuple(lv for lv in levels if any(askable(c, lv) for c in _chains_with_level(world, task, lv)))
+
+
+@functools.lru_cache(maxsize=256)
+def _chains_with_level(world: _StreamWorld, task: str, level: int) -> list[tuple[str, ...]]:
+    return [c for c in world.chains if level in _levels(task, len(c))]
+
+
+def _draw_chain(world: _StreamWorld, task: str, rng: random.Random, difficulty: dict) -> tuple[tuple[str, ...], int]:
+    """A chain and the level of the concept asked about.
+
+    With no knob: a pictured concept, then how far above it the asked concept is (every
+    distance its visual path and the task allow, evenly), then the chain's length (every
+    length that holds both, evenly). With ``chain_length``: a chain of that length, then a
+    level; with ``level``: a chain long enough for it."""
+    if not difficulty:
+        path = rng.choice(world.longest)
+        first, last = _FIRST_LEVEL[task]
+        distance = rng.choice(range(last, len(path) - first))  # asked concept's steps above the picture
+        length = rng.choice(range(max(2, distance + 1 + first), len(path) + 1))
+        return path[-length:], length - 1 - distance
+    if "chain_length" in difficulty:
+        pool = world.by_length[difficulty["chain_length"]]
+    else:
+        pool = _chains_with_level(world, task, difficulty["level"])
+    chain = rng.choice(pool)
+    levels = _levels(task, len(chain))
+    if "level" in difficulty:
+        if difficulty["level"] not in levels:
+            raise UserError(f"constructure {task}: level {difficulty['level']} needs a chain longer than "
+                            f"chain_length {len(chain)} (levels {levels.start} to {levels.stop - 1})")
+        return chain, difficulty["level"]
+    return chain, rng.choice(levels)
+
+
+def _stream_question(world: _StreamWorld, task: str, rng: random.Random, difficulty: dict) -> tuple[tuple, dict] | None:
+    """One draw: the chain and the question (the build's pending form), or None when the
+    draw has no valid question (a name that cannot be shown, no judged filling)."""
+    graph = world.graph
+    chain, level = _draw_chain(world, task, rng, difficulty)
+    x, top = chain[-1], chain[0]
+    if task == "atomic":
+        concept = chain[level]
+        if not graph.showable(concept):
+            return None
+        question, name = _atomic_question(graph.name(concept)), graph.name(concept)
+        if rng.random() < 0.5:
+            shown, answer = (x if atomic_ok(graph, x, name, True) else None), "Yes"
+        else:
+            shown, answer = _pick(rng, world.unrelated, lambda u: not graph.is_a(u, top)
+                                  and atomic_ok(graph, u, name, False)), "No"
+        if shown is None:
+            return None
+        return chain, {"task": task, "level": level, "image": shown, "question": question, "options": ["Yes", "No"],
+                       "answer": answer, "roles": {"concept": concept}}
+    slot = _stream_slot(world, task, chain, level)
+    if slot is None:
+        return None
+    chosen: dict[str, tuple[str, str]] = {}
+    recurring = world.recurring[task]
+    for role in sorted(slot.pools, key=lambda r: len(slot.pools[r]) > 1):  # fixed roles first, as :func:`_fill`
+        taken = {wordnet.name_key(name) for _, name in chosen.values()}
+        free = [c for c in slot.pools[role] if wordnet.name_key(c[1]) not in taken]
+        if not free:
+            return None
+        # Exposure balance in expectation: where the answer is fixed (abstraction,
+        # concretization) a free distractor takes a concept as often as other questions
+        # have it as their answer; where the distractors are the lineage (common ancestor)
+        # the answer takes a concept as often as other questions show it as theirs.
+        weighed = len(slot.pools[role]) > 1 and (role == slot.answer) == (task == "common-ancestor")
+        weights = [recurring.get(node, 0.0) for node, _ in free] if weighed else []
+        if task == "common-ancestor" and weighed and not any(weights):
+            return None  # a brother no other question shows would be a blind cue
+        chosen[role] = rng.choices(free, weights)[0] if any(weights) else rng.choice(free)
+    roles = [(role, chosen[role][0]) for role in slot.pools]
+    rng.shuffle(roles)
+    texts = [graph.name(n) for _, n in roles]
+    answer = graph.name(chosen[slot.answer][0])
+    if not judge(graph, task, x, top, answer, [t for t in texts if t != answer]):
+        return None
+    return chain, {"task": task, "level": level, "image": x, "question": QUESTIONS[task], "options": texts,
+                   "answer": answer, "roles": dict(roles),
+                   "labels": [_label(graph, task, chain, level, r, n) for r, n in roles]}
+
+
+def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
+                difficulty: dict) -> tuple[Item, dict[str, bytes]]:
+    """Item ``index`` of ``task``: the first valid draw of a generator keyed by (seed,
+    task, index, attempt, try), written as the build writes its items."""
+    world = _world(config)
+    for tries in range(_STREAM_TRIES):
+        rng = random.Random(f"constructure:stream:{seed}:{task}:{index}:{attempt}:{tries}")
+        drawn = _stream_question(world, task, rng, difficulty)
+        if drawn is not None:
+            break
+    else:
+        raise RuntimeError(f"constructure {task} {difficulty}: no valid question in {_STREAM_TRIES} draws")
+    chain, q = drawn
+    path, png = _stream_image(*world.sources[q["image"]])
+    item = make_item(world.graph, world.sources, chain, q, item_id=f"{NAME}-{task}-stream-{index}", split="train",
+                     split_unit=f"chain-{chain[0]}-{chain[-1]}", image_path=path)
+    return item, {path: png}
+
+
+def stream_unit(item: Item | dict) -> str:
+    """The fact a question asks: its task, the concept pictured and the concept asked
+    about (atomic) or the question's level concept (multiple choice), so the same
+    question with other distractors, another option order or another chain around the
+    same two concepts is one unit."""
+    meta, task = (item.meta, item.task) if isinstance(item, Item) else (item["meta"], item["task"])
+    asked = meta["concept"]["id"] if task == "atomic" else meta["chain"][meta["question_level"]]["id"]
+    return f"{task}:{meta['image_concept']['id']}:{asked}"
+
+
+def load_stream_config() -> dict:
+    """The default config (``builders/constructure.toml``)."""
+    return load_config()

@@ -13,4 +13,5 @@ BENCHMARK = Benchmark.of_modules(
     builder,
     qc=qc,
     scorer=scorer,
+    stream=builder,
 )
