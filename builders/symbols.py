@@ -17,7 +17,10 @@ chance (:func:`builders._filtering.filter_shortcuts`).
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
+import json
 import math
 import random
 import time
@@ -33,6 +36,7 @@ from cogforge import __version__
 from cogforge.core.buildio import BuildWriter
 from cogforge.core.config import Schema, check_splits, load
 from cogforge.core.config import split_of as shared_split_of
+from cogforge.core.decisions import decisions_path, load_decisions
 from cogforge.core.errors import UserError
 from cogforge.core.parallel import draw_all
 from cogforge.core.positions import Positions
@@ -132,10 +136,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
         drawn = _draw_all([d for _tid, _task, d in drafts], progress)
         items, counters, shown = [], Counter(), set()
         for (tid, task, d), pictures in zip(drafts, drawn):
-            meta = {"domain": tid.split("-")[0], "level": task.level, "paper_task": task.paper,
-                    "split_unit": d.unit, **d.meta}
-            if d.options:
-                meta["answer_letter"] = chr(65 + d.options.index(d.answer))
+            meta = _meta(tid, task, d)
             digests = tuple(hashlib.sha256(p).hexdigest() for p in pictures)
             refused = next((rejected[h] for h in digests if h in rejected), None)
             if refused:  # drawn again as people saw it: the same bytes, the same hash
@@ -163,6 +164,14 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     manifest["elapsed_s"] = time.perf_counter() - started
     manifest["timings"] = timings
     return manifest
+
+
+def _meta(tid: str, task, d) -> dict:
+    """An item's meta: where it comes from, what splits it and its draft's own."""
+    meta = {"domain": tid.split("-")[0], "level": task.level, "paper_task": task.paper, "split_unit": d.unit, **d.meta}
+    if d.options:
+        meta["answer_letter"] = chr(65 + d.options.index(d.answer))
+    return meta
 
 
 def _draw_all(drafts: list, progress: bool) -> list[list[bytes]]:
@@ -204,3 +213,109 @@ def stats_markdown(items: list[Item]) -> str:
              "| --- | --- | --- | --- | --- |"]
     lines += [f"| {d} | L{lv} | {t} | {p} | {n} |" for (d, lv, t, p), n in sorted(rows.items())]
     return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- streams
+# The hooks of `cogforge.environments`. Item ``index`` of task ``<domain>-<name>`` is one
+# draft of the task's own generator (``Task.stream``, else ``make(ctx, 1, rng)``) on the
+# domain's prepared data (read once per process), with its random generator keyed by
+# (seed, task, index, attempt) and a fresh answer-position ledger, so the option order is
+# drawn per item. What a build balances over a whole task is drawn per item instead, so
+# that it balances in expectation: the item's turn (``ctx.turn``: which question kind,
+# error type or answer the task's rotation asks for, :func:`generators.symbols.nth`) and
+# its entries of the curated lists (molecules, reactions, idioms, sentences: drawn with
+# replacement). The build's adversarial filter judges a whole task's options at once;
+# a stream item has none (its options are made as the build makes them, before the filter).
+
+STREAM_TURNS = 720_720  # a multiple of every number of turns up to 16: each turn equally likely
+STREAM_TRIES = 64  # drafts of one item (a generator that found no fitting figure in its tries)
+TURN_TRIES = 8  # drafts at the item's own turn, before the turn is drawn again (a knob can rule it out)
+
+
+def load_stream_config() -> dict:
+    """The default config (``builders/symbols.toml``)."""
+    return load_config()
+
+
+def _not_streamed(module, config: dict) -> dict[str, str]:
+    """The domain's tasks that cannot stream with this config, and why."""
+    return getattr(module, "not_streamed", lambda _config: {})(config["domains"][module.DOMAIN])
+
+
+def stream_tasks(config: dict) -> list[str]:
+    """Every task the build makes, by domain, in the domain's order."""
+    return [f"{name}-{task}" for name, module in symbols.domains().items() for task in module.TASKS
+            if task not in _not_streamed(module, config)]
+
+
+def stream_knobs(config: dict) -> dict[str, dict[str, tuple]]:
+    """Per task, the knobs its generator has (each domain's ``STREAM_KNOBS``)."""
+    return {task: dict(getattr(symbols.domains()[task.split("-")[0]], "STREAM_KNOBS", {}).get(
+        task.split("-", 1)[1], {})) for task in stream_tasks(config)}
+
+
+@functools.lru_cache(maxsize=None)
+def _prepared(domain: str, table: str):
+    """A domain's data, read once per process (``table``: its config table, as JSON)."""
+    return symbols.domains()[domain].prepare(json.loads(table), {}, False)
+
+
+@functools.lru_cache(maxsize=1)
+def _rejected() -> frozenset[str]:
+    """The pictures people rejected (``annotation/decisions/symbols.jsonl``), as the build leaves them out."""
+    return frozenset(d["key"] for d in load_decisions(decisions_path(NAME))
+                     if d["unit"] == "image" and d["decision"] == "reject")
+
+
+def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
+                difficulty: dict) -> tuple[Item, dict[str, bytes]]:
+    """Item ``index`` of ``task``: one draft from (seed, task, index, attempt) alone, its
+    pictures drawn as the build draws them; a draft whose picture people rejected, or that
+    the generator could not make, is drawn again from the next key."""
+    return _stream_draft(config, seed, task, index, attempt, difficulty, draw=True)
+
+
+def stream_key(config: dict, seed: int, task: str, index: int, attempt: int, difficulty: dict) -> Item:
+    """:func:`stream_item`'s item without drawing its pictures (``images`` empty): the same
+    question, options, answer and meta, at about half the cost, for checking keys and
+    verifiers over many items. (With pictures people rejected on record the pictures are
+    drawn anyway, as they decide which draft is the item.)"""
+    return _stream_draft(config, seed, task, index, attempt, difficulty, draw=bool(_rejected()))[0]
+
+
+def _stream_draft(config: dict, seed: int, task: str, index: int, attempt: int, difficulty: dict,
+                  draw: bool) -> tuple[Item, dict[str, bytes]]:
+    domain, name = task.split("-", 1)
+    module = symbols.domains()[domain]
+    spec = module.TASKS[name]
+    base = _prepared(domain, json.dumps(config["domains"][domain], sort_keys=True))
+    key = f"symbols:stream:{seed}:{task}:{index}:{attempt}"
+    turn = random.Random(f"{key}:turn").randrange(STREAM_TURNS)
+    for tries in range(STREAM_TRIES):
+        rng = random.Random(f"{key}:{tries}")
+        ctx = copy.copy(base)
+        ctx.positions, ctx.dropped, ctx.knobs = Positions(), Counter(), dict(difficulty)
+        ctx.turn = turn if tries < TURN_TRIES else rng.randrange(STREAM_TURNS)
+        ctx = getattr(module, "for_stream", lambda c: c)(ctx)  # the data the knobs allow
+        drafts = (spec.stream or spec.make)(ctx, 1, rng)
+        if not drafts:
+            continue
+        d = drafts[0]
+        pictures = [png() if callable(png) else png for png in d.images] if draw else []
+        digests = [hashlib.sha256(png).hexdigest() for png in pictures]
+        if any(h in _rejected() for h in digests):
+            continue
+        names = [f"images/{h}.png" for h in digests]
+        item = Item(id=f"{NAME}-{task}-stream-{index}", benchmark=NAME, task=task, split="train",
+                    question=d.question, images=names, options=d.options, answer=d.answer,
+                    meta=_meta(task, spec, d))
+        return item, dict(zip(names, pictures))
+    raise RuntimeError(f"symbols {task} item {index}: the generator made no item in {STREAM_TRIES} draws "
+                       f"with knobs {difficulty or 'none'}")
+
+
+def stream_unit(item: Item | dict) -> str:
+    """What the build splits by (``meta.split_unit``: a molecule, a reaction, a circuit, an
+    idiom, a sentence), within its domain."""
+    meta = item.meta if isinstance(item, Item) else item["meta"]
+    return f"{meta['domain']}:{meta['split_unit']}"

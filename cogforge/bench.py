@@ -575,7 +575,8 @@ def bench_streams(work: Path) -> list[tuple[str, str]]:
     from cogforge import environments
 
     rows = []
-    for name, count in (("carv", 2000), ("corecognition", 300)):
+    for name, count in (("carv", 2000), ("corecognition", 300), ("constructure", 1000), ("symbols", 180),
+                        ("cogevolve", 2000)):
         stream = environments.open(name, seed=1)
         for i in range(len(stream.tasks)):
             stream[10**6 + i]

@@ -16,6 +16,7 @@ BENCHMARK = Benchmark.of_modules(
     config_schema=builder.config_schema,
     scorer=scorer,
     card=card,
+    stream=builder,
     stages=(
         # can a person read the emoji rebus? One task per picture; a rejected picture leaves the next build
         Stage("symbols-guessability", builder.NAME, "image", True, symbols_guessability_tasks,

@@ -57,6 +57,21 @@ def extra(row: dict, response: str | None) -> dict:
     return module.extra(row, response) if module and hasattr(module, "extra") else {}
 
 
+# the per-item measure behind each partial-credit task's F1, by the extra that carries it
+# (culture: words, idiom words, idiom characters; language: X and misused positions)
+F1_EXTRAS = ("word F1", "words", "characters", "X positions", "misused positions")
+
+
+def partial_credit(row: dict, response: str | None) -> float | None:
+    """The item's own value of its task's F1 measure (``cogforge.environments.score``'s
+    reward when the judge does not accept the reply); None for tasks scored right or wrong."""
+    extras = extra(row, response)
+    name = next((n for n in F1_EXTRAS if n in extras), None)
+    if name is None:
+        return None
+    return extras[name] if name == "word F1" else prf(**extras[name])["f1"]
+
+
 def _accuracy(records: list[dict]) -> dict:
     n = len(records)
     return {"n": n, "accuracy": sum(r["correct"] for r in records) / n if n else None}

@@ -73,6 +73,9 @@ class Task:
     # under 100 questions, the filter's margin in standard errors of chance's hit rate
     # (builders._filtering.filter_shortcuts): a small task is not emptied by sampling noise
     filter_noise: float = 1.5
+    # how a stream makes one item (``make(ctx, 1, rng)`` when None): for a task whose
+    # ``make`` does whole-task work (every molecule tried, answers spread over the task)
+    stream: Callable | None = None
 
 
 @dataclass
@@ -102,6 +105,22 @@ def count_options(positions, task: str, n: int, rng) -> list[str]:
     rank = positions.choose(task + " (rank)", 4, rng, [p for p in range(4) if n - p >= 0])
     values = [str(n - rank + k) for k in range(4)]
     return positions.place(task, str(n), [v for v in values if v != str(n)], rng)
+
+
+def nth(ctx, made: int, every: int = 1) -> int:
+    """An item's place in its task's turns (question kinds, answers, error types taken in
+    turn): ``made``, the items made before it, in a build. A stream item
+    (``builders/symbols.py``, ``stream_item``) is made alone, with its own random
+    ``ctx.turn``: its place is then that turn (over ``every`` kinds taken in turn, the turn
+    within its kind), so that every turn comes up evenly in expectation."""
+    return made + getattr(ctx, "turn", 0) // every
+
+
+def rotation(ctx, kinds) -> list:
+    """The kinds a task makes ``count // len(kinds)`` items of each: all of them in a build;
+    for a stream item, the one its turn picks (:func:`nth`)."""
+    kinds = list(kinds)
+    return kinds if getattr(ctx, "turn", None) is None else [kinds[ctx.turn % len(kinds)]]
 
 
 def letters(n: int) -> list[str]:

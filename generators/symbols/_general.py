@@ -75,7 +75,7 @@ import numpy as np
 from matplotlib.font_manager import FontProperties
 from matplotlib.mathtext import MathTextParser
 
-from cogforge.generators.symbols import Draft, Task, count_options, mcq_prompt
+from cogforge.generators.symbols import Draft, Task, count_options, mcq_prompt, nth
 from cogforge.generators.symbols._mathbase import DPI, SIZE, format_text, plot, png, sample_curve
 
 SUB_FIELD = "general"
@@ -420,9 +420,9 @@ def make_notation(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 30):
         if len(out) == count:
             break
-        kind = ("meaning", "value")[len(out) % 2]
+        kind = ("meaning", "value")[nth(ctx, len(out)) % 2]
         if kind == "meaning":
-            source = order[meanings_made % len(order)]
+            source = order[nth(ctx, meanings_made, 2) % len(order)]
             meanings_made += 1
             group = [s for s, _m, g in SYMBOLS if g == GROUP[source] and s != source]
             others = [MEANING[s] for s in rng.sample(group, 3)]
@@ -431,7 +431,7 @@ def make_notation(ctx, count: int, rng: random.Random) -> list[Draft]:
             meta = {"sub_field": SUB_FIELD, "question_kind": kind, "source": source, "group": GROUP[source]}
             unit = "symbol:" + source
         else:
-            name = templates[values_made % len(templates)]
+            name = templates[nth(ctx, values_made, 2) % len(templates)]
             tex, expr, value, mistakes = VALUE_TEMPLATES[name](rng)
             values_made += 1  # a repeat passes the turn to the next template (a few have only a handful)
             if tex in seen:
@@ -547,7 +547,7 @@ def make_combined(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 50):
         if len(out) == count:
             break
-        kind = COMBINED_KINDS[len(out) % len(COMBINED_KINDS)]
+        kind = COMBINED_KINDS[nth(ctx, len(out)) % len(COMBINED_KINDS)]
         made = _combined_item(kind, rng)
         if made is None:
             continue
@@ -763,8 +763,8 @@ def make_analysis(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 60):
         if len(out) == count:
             break
-        kind = ANALYSIS_KINDS[len(out) % len(ANALYSIS_KINDS)]
-        turn = turns.get(kind, 0)
+        kind = ANALYSIS_KINDS[nth(ctx, len(out)) % len(ANALYSIS_KINDS)]
+        turn = nth(ctx, turns.get(kind, 0), len(ANALYSIS_KINDS))
         item = _analysis_item(kind, turn, rng)
         if item is None:
             continue

@@ -306,8 +306,22 @@ def make_drafts(ctx, count: int, rng: random.Random, long: bool) -> list[Draft]:
             continue
         if idiom.text in imported:
             continue
-        emojis = [p["emoji"] for p in parts]
-        meta = {"rebus": parts, "emoji": "".join(emojis), "answer_format": "zh-idiom", "idiom_source": idiom.source}
-        out.append(Draft(QUESTIONS[long], [functools.partial(_emoji.render_rebus, emojis, PER_ROW)], None,
-                         idiom.text, idiom.text, meta))
+        out.append(_draft(idiom, parts, long))
     return out[:max(count, 0)]
+
+
+def _draft(idiom, parts: list[dict], long: bool) -> Draft:
+    emojis = [p["emoji"] for p in parts]
+    meta = {"rebus": parts, "emoji": "".join(emojis), "answer_format": "zh-idiom", "idiom_source": idiom.source}
+    return Draft(QUESTIONS[long], [functools.partial(_emoji.render_rebus, emojis, PER_ROW)], None,
+                 idiom.text, idiom.text, meta)
+
+
+def stream_draft(ctx, rng: random.Random, long: bool, length: int | None = None) -> list[Draft]:
+    """One stream item: an idiom drawn from the list (of ``length`` characters when given),
+    its rebus built as the build builds it; none when a character has no emoji (the
+    stream draws again)."""
+    pool = [i for i in ctx.chengyu if (len(i.text) > 4) == long and length in (None, len(i.text))]
+    idiom = rng.choice(pool)
+    parts = build_rebus(idiom.text, ctx.rebus_index, rng)
+    return [] if parts is None else [_draft(idiom, parts, long)]

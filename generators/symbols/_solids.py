@@ -76,7 +76,7 @@ from functools import lru_cache, partial
 import numpy as np
 from PIL import Image, ImageDraw
 
-from cogforge.generators.symbols import Draft, Task, count_options, mcq_prompt
+from cogforge.generators.symbols import Draft, Task, count_options, mcq_prompt, nth
 from cogforge.generators.symbols._mathbase import SIZE, font, png
 
 SUB_FIELD = "geometry"
@@ -95,6 +95,7 @@ NET_FILL = "#fdf2d0"
 ARROW = "#c0392b"
 
 STRUCTURE_KINDS = ("count", "opposite-face", "surface-area", "which-net", "volume")
+SOLID_KINDS = ("count", "surface-area", "volume")  # the kinds that show a solid
 DIRECTIONS = ("front", "top", "left")
 CHANGES = ("added", "removed")  # V1: a cube put on / taken off, in turn over the task
 PANEL_KINDS = ("correct", "mirror", "one cell", "mirror of one cell")  # V, M, V1, M1
@@ -252,6 +253,21 @@ def sample_heights(rng: random.Random, tries: int = 400) -> list[list[int]]:
         if acceptable(heights):
             return heights
     raise RuntimeError("no acceptable solid found")
+
+
+# A stream item's knob ``cubes`` (``builders/symbols.py``): the solid's size, in cubes.
+CUBE_BANDS = {"up to 12": (1, 12), "13 to 17": (13, 17), "18 or more": (18, 10 ** 6)}
+
+
+def _heights(ctx, rng: random.Random) -> list[list[int]]:
+    """:func:`sample_heights`, drawn again (up to 50 times) until the solid has as many
+    cubes as a stream item's knob ``cubes`` asks."""
+    band = CUBE_BANDS.get(getattr(ctx, "knobs", {}).get("cubes"), (0, 10 ** 6))
+    for _ in range(50):
+        heights = sample_heights(rng)
+        if band[0] <= sum(map(sum, heights)) <= band[1]:
+            break
+    return heights
 
 
 def solid_unit(voxels: list) -> str:
@@ -589,7 +605,7 @@ def step_options(positions, task: str, n: int, step: int, rng: random.Random) ->
 
 
 def _solid_draft(ctx, kind: str, rng: random.Random) -> Draft:
-    heights = sample_heights(rng)
+    heights = _heights(ctx, rng)
     voxels = voxels_of(heights)
     base = [len(heights), len(heights[0])]
     meta = {"sub_field": SUB_FIELD, "question_kind": kind, "base": base, "voxels": voxels}
@@ -654,8 +670,10 @@ def _which_net_draft(ctx, rng: random.Random) -> Draft:
 
 def make_solid_structure(ctx, count: int, rng: random.Random) -> list[Draft]:
     out: list[Draft] = []
+    # a stream item with the knob ``cubes`` asks about a solid (a net has no cubes)
+    kinds = STRUCTURE_KINDS if "cubes" not in getattr(ctx, "knobs", {}) else SOLID_KINDS
     while len(out) < count:
-        kind = STRUCTURE_KINDS[len(out) % len(STRUCTURE_KINDS)]
+        kind = kinds[nth(ctx, len(out)) % len(kinds)]
         if kind == "opposite-face":
             out.append(_opposite_draft(ctx, rng))
         elif kind == "which-net":
@@ -670,9 +688,9 @@ def make_projection(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 50):
         if len(out) == count:
             break
-        direction = DIRECTIONS[len(out) % len(DIRECTIONS)]
-        change = CHANGES[len(out) % len(CHANGES)]
-        heights = sample_heights(rng)
+        direction = DIRECTIONS[nth(ctx, len(out)) % len(DIRECTIONS)]
+        change = CHANGES[nth(ctx, len(out)) % len(CHANGES)]
+        heights = _heights(ctx, rng)
         panels = projection_panels(heights, direction, change, rng)
         if panels is None:
             continue

@@ -28,7 +28,7 @@ from types import SimpleNamespace
 
 from rdkit import Chem
 
-from cogforge.generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve
+from cogforge.generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve, rotation
 from cogforge.generators.symbols import _chembench, _equations, _molecules
 
 DOMAIN = "chemistry"
@@ -124,9 +124,13 @@ def prepare(config: dict, inputs: dict[str, list[str]], progress: bool) -> Simpl
     questions = []
     for path in list(config["chembench"]) + list(inputs.get("chembench", [])):
         questions += _chembench.read_chembench(resolve(path))
-    return SimpleNamespace(library=_molecules.load_library(resolve(config["molecules"])),
-                           reactions=_equations.load_reactions(resolve(config["reactions"])),
-                           chembench=questions, dropped=Counter())
+    library = _molecules.load_library(resolve(config["molecules"]))
+    reactions = _equations.load_reactions(resolve(config["reactions"]))
+    return SimpleNamespace(library=library, reactions=reactions, chembench=questions, dropped=Counter(),
+                           formula_example=_unused(FORMULA_EXAMPLES, {_molecules.formula(Chem.MolFromSmiles(m.smiles))
+                                                                      for m in library}, "formula"),
+                           balancing_example=_unused(BALANCING_EXAMPLES, {r.equation.coefficients for r in reactions},
+                                                     "balancing"))
 
 
 def counts(config: dict) -> dict[str, int]:
@@ -155,8 +159,7 @@ def _molecule_meta(molecule, style: _molecules.Style) -> dict:
 def make_elements(ctx, count: int, rng: random.Random) -> list[Draft]:
     out = []
     pool = _l1_share(ctx, "elements")
-    example = _unused(FORMULA_EXAMPLES, {_molecules.formula(Chem.MolFromSmiles(m.smiles)) for m in ctx.library},
-                      "formula")
+    example = ctx.formula_example
     for molecule in rng.sample(pool, min(count, len(pool))):
         mol = Chem.MolFromSmiles(molecule.smiles)
         style = _molecules.Style.draw(rng)
@@ -215,20 +218,45 @@ def make_structure_error(ctx, count: int, rng: random.Random) -> list[Draft]:
                 break
     per_type = min(len(v) for v in made.values())
     ctx.dropped["structure-error (balancing error types)"] += sum(len(v) - per_type for v in made.values())
+    return [_structure_item(molecule, reference, drawn, kind, rng)
+            for kind, found in made.items() for molecule, reference, drawn in found[:per_type]]
+
+
+def _structure_item(molecule, reference: str, drawn: str, kind: str, rng: random.Random) -> Draft:
+    ref = Chem.MolFromSmiles(reference)
+    style = _molecules.Style.draw(rng, comic=True, kekule=True)
+    label = next(iter(_molecules.cip_labels(ref).values()))
     options = list(STRUCTURE_ERRORS.values())
+    question = mcq_prompt(PROMPTS["structure-error"].format(
+        name=molecule.name, formula=_molecules.formula(ref), label=f"({label})"), options)
+    return Draft(question + STRUCTURE_REPLY, [_molecules.render(drawn, style, sanitise=False)],
+                 options, STRUCTURE_ERRORS[kind], molecule.name,
+                 {"smiles": drawn, "reference_smiles": reference, "error_type": kind,
+                  "molecule": molecule.name, "configuration": label, "style": style.as_dict()})
+
+
+@functools.lru_cache(maxsize=4)
+def _single_stereocentre(library: tuple) -> tuple:
+    """The molecules :func:`_molecules.with_one_configuration` can set (one stereocentre,
+    no stereo double bond, no charge), for the stream: the build tries every molecule."""
     out = []
-    for kind, found in made.items():
-        for molecule, reference, drawn in found[:per_type]:
-            ref = Chem.MolFromSmiles(reference)
-            style = _molecules.Style.draw(rng, comic=True, kekule=True)
-            label = next(iter(_molecules.cip_labels(ref).values()))
-            question = mcq_prompt(PROMPTS["structure-error"].format(
-                name=molecule.name, formula=_molecules.formula(ref), label=f"({label})"), options)
-            out.append(Draft(question + STRUCTURE_REPLY, [_molecules.render(drawn, style, sanitise=False)],
-                             options, STRUCTURE_ERRORS[kind], molecule.name,
-                             {"smiles": drawn, "reference_smiles": reference, "error_type": kind,
-                              "molecule": molecule.name, "configuration": label, "style": style.as_dict()}))
-    return out
+    for molecule in library:
+        mol = Chem.MolFromSmiles(molecule.smiles)
+        if (len(_molecules.stereocentres(mol)) == 1 and not any(a.GetFormalCharge() for a in mol.GetAtoms())
+                and all(b.GetStereo() == Chem.BondStereo.STEREONONE for b in mol.GetBonds())):
+            out.append(molecule)
+    return tuple(out)
+
+
+def stream_structure_error(ctx, count: int, rng: random.Random) -> list[Draft]:
+    """One item: the error type of its turn, a molecule drawn from those with one
+    stereocentre, the error injected as the build injects it (up to 10 tries)."""
+    (kind,) = rotation(ctx, _molecules.ERROR_TYPES)
+    molecule = rng.choice(_single_stereocentre(tuple(ctx.library)))
+    reference = _molecules.with_one_configuration(molecule.smiles, rng)
+    drawn = next((d for d in (_molecules.inject(reference, kind, rng) for _ in range(10)) if d), None) \
+        if reference else None
+    return [_structure_item(molecule, reference, drawn, kind, rng)] if drawn else []
 
 
 # --------------------------------------------------------------------------- equations
@@ -242,10 +270,11 @@ def make_reaction_type(ctx, count: int, rng: random.Random) -> list[Draft]:
     by_type = defaultdict(list)
     for reaction in ctx.reactions:
         by_type[reaction.type].append(reaction)
-    per_type = min([count // len(TYPE_NAMES)] + [len(by_type[t]) for t in TYPE_NAMES])
+    kinds = rotation(ctx, TYPE_NAMES)
+    per_type = min([count // len(kinds)] + [len(by_type[t]) for t in TYPE_NAMES])
     options = list(TYPE_NAMES.values())
     out = []
-    for kind in TYPE_NAMES:
+    for kind in kinds:
         for reaction in rng.sample(by_type[kind], per_type):
             style = _equations.Style.draw(rng)
             out.append(Draft(mcq_prompt(PROMPTS["reaction-type"], options),
@@ -265,8 +294,6 @@ def make_balancing(ctx, count: int, rng: random.Random) -> list[Draft]:
         shown_forms.append((reaction, eq.__class__(**{**eq.__dict__, "coefficients": (1,) * len(eq.coefficients)})))
         shown_forms.append((reaction, _equations.inject(reaction, "element imbalance", rng)))
     rng.shuffle(shown_forms)
-    equation, example = _unused(BALANCING_EXAMPLES, {r.equation.coefficients for r in ctx.reactions}, "balancing")
-    prompt = PROMPTS["balancing"].format(equation=equation, example=", ".join(map(str, example)))
     cap = max(1, int(MAX_SAME_BALANCE * min(count, len(shown_forms))))
     used, out = Counter(), []
     for reaction, shown in shown_forms:
@@ -277,18 +304,35 @@ def make_balancing(ctx, count: int, rng: random.Random) -> list[Draft]:
         if len(out) == count:
             break
         used[gold] += 1
-        style = _equations.Style.draw(rng)
-        out.append(Draft(prompt, [_equations.render(shown, style)], None,
-                         ", ".join(map(str, gold)), reaction.id,
-                         _equation_meta(reaction, shown, style) | {"balanced_coefficients": list(gold),
-                                                                   "answer_format": "integer list"}))
+        out.append(_balancing_item(ctx, reaction, shown, rng))
     return out
 
 
+def _balancing_item(ctx, reaction, shown: _equations.Equation, rng: random.Random) -> Draft:
+    equation, example = ctx.balancing_example
+    prompt = PROMPTS["balancing"].format(equation=equation, example=", ".join(map(str, example)))
+    gold = reaction.equation.coefficients
+    style = _equations.Style.draw(rng)
+    return Draft(prompt, [_equations.render(shown, style)], None, ", ".join(map(str, gold)), reaction.id,
+                 _equation_meta(reaction, shown, style) | {"balanced_coefficients": list(gold),
+                                                           "answer_format": "integer list"})
+
+
+def stream_balancing(ctx, count: int, rng: random.Random) -> list[Draft]:
+    """One item: a reaction that needs coefficients, shown with none or wrongly balanced
+    (even odds, as the build's pool holds both forms of every reaction)."""
+    reaction = rng.choice([r for r in ctx.reactions if set(r.equation.coefficients) != {1}])
+    eq = reaction.equation
+    shown = eq.__class__(**{**eq.__dict__, "coefficients": (1,) * len(eq.coefficients)}) if rng.random() < 0.5 \
+        else _equations.inject(reaction, "element imbalance", rng)
+    return [_balancing_item(ctx, reaction, shown, rng)]
+
+
 def make_equation_error(ctx, count: int, rng: random.Random) -> list[Draft]:
-    per_type = count // len(EQUATION_ERRORS)
+    kinds = rotation(ctx, EQUATION_ERRORS)
+    per_type = count // len(kinds)
     made: dict[str, list] = {}
-    for kind in EQUATION_ERRORS:
+    for kind in kinds:
         candidates = [r for r in ctx.reactions if kind in _equations.applicable_errors(r)]
         rng.shuffle(candidates)
         made[kind] = [(r, _equations.inject(r, kind, rng)) for r in candidates[:per_type]]
@@ -334,12 +378,47 @@ def _chembench_maker(name: str):
     return make
 
 
+# --------------------------------------------------------------------------- streams
+# ``builders/symbols.py`` streams the generated tasks; a stream item's knobs narrow the data
+# it draws from: ``size`` the molecule (heavy atoms), ``formulas`` the equation.
+
+MOLECULE_SIZES = {"small": (1, 8), "medium": (9, 14), "large": (15, 10 ** 6)}  # heavy atoms, inclusive
+STREAM_KNOBS = {
+    "elements": {"size": tuple(MOLECULE_SIZES)},
+    "bonds": {"size": tuple(MOLECULE_SIZES)},
+    "structure-error": {"size": tuple(MOLECULE_SIZES)},
+    # formulas in the equation, reactants and products (the reaction type follows from it too
+    # often to be a knob of reaction-type)
+    "balancing": {"formulas": (3, 4, 5)},
+    "equation-error": {"formulas": (3, 4, 5)},
+}
+
+
+def not_streamed(config: dict) -> dict[str, str]:
+    return {name: "imported ChemBench4K questions: a fixed set, nothing to generate" for name in CHEMBENCH_TASKS}
+
+
+@functools.lru_cache(maxsize=None)
+def _heavy_atoms(smiles: str) -> int:
+    return Chem.MolFromSmiles(smiles).GetNumHeavyAtoms()
+
+
+def for_stream(ctx) -> SimpleNamespace:
+    """A stream item's context: the molecules or reactions its knobs allow."""
+    if "size" in ctx.knobs:
+        lo, hi = MOLECULE_SIZES[ctx.knobs["size"]]
+        ctx.library = [m for m in ctx.library if lo <= _heavy_atoms(m.smiles) <= hi]
+    if "formulas" in ctx.knobs:
+        ctx.reactions = [r for r in ctx.reactions if len(r.equation.coefficients) == ctx.knobs["formulas"]]
+    return ctx
+
+
 TASKS = {
     "elements": Task(1, "Chem T1", make_elements, filtered=True),
     "bonds": Task(1, "Chem T2", make_bonds, filtered=True),
     "reaction-type": Task(2, "Chem T3", make_reaction_type),
-    "balancing": Task(2, "Chem T4", make_balancing, mcq=False),
-    "structure-error": Task(3, "Chem T5", make_structure_error),
+    "balancing": Task(2, "Chem T4", make_balancing, mcq=False, stream=stream_balancing),
+    "structure-error": Task(3, "Chem T5", make_structure_error, stream=stream_structure_error),
     "equation-error": Task(3, "Chem T5", make_equation_error),
     "condition": Task(3, "Chem T6", _chembench_maker("condition")),
     "product": Task(3, "Chem T7", _chembench_maker("product")),

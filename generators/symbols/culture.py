@@ -279,30 +279,27 @@ def _filled(ctx, task: str, count: int, generated) -> list[Draft]:
     return imported + made[:count - len(imported)]
 
 
+def _word_draft(ctx, compound: Compound) -> Draft:
+    parts = word_parts(compound, ctx.words)
+    emojis = [p["emoji"] for p in parts]
+    meta = {"parts": parts, "emoji": "".join(emojis), "answer_format": "word-en", "data_line": compound.line}
+    return Draft(PROMPTS["emoji-word"], [functools.partial(render, emojis)], None, compound.word, compound.word, meta)
+
+
+def _idiom_draft(idiom: Idiom) -> Draft:
+    emojis = split_emoji(idiom.emoji)
+    meta = {"emoji": idiom.emoji, "why": idiom.why, "answer_format": "phrase-en", "data_line": idiom.line}
+    return Draft(PROMPTS["emoji-idiom"], [functools.partial(render, emojis)], None, idiom.phrase, idiom.phrase, meta)
+
+
 def make_word(ctx, count: int, rng: random.Random) -> list[Draft]:
-    def generated(n: int) -> list[Draft]:
-        out = []
-        for compound in rng.sample(ctx.compounds, len(ctx.compounds))[:n]:
-            parts = word_parts(compound, ctx.words)
-            emojis = [p["emoji"] for p in parts]
-            meta = {"parts": parts, "emoji": "".join(emojis), "answer_format": "word-en",
-                    "data_line": compound.line}
-            out.append(Draft(PROMPTS["emoji-word"], [functools.partial(render, emojis)], None, compound.word,
-                             compound.word, meta))
-        return out
-    return _filled(ctx, "emoji-word", count, generated)
+    return _filled(ctx, "emoji-word", count,
+                   lambda n: [_word_draft(ctx, c) for c in rng.sample(ctx.compounds, len(ctx.compounds))[:n]])
 
 
 def make_idiom(ctx, count: int, rng: random.Random) -> list[Draft]:
-    def generated(n: int) -> list[Draft]:
-        out = []
-        for idiom in rng.sample(ctx.idioms, len(ctx.idioms))[:n]:
-            emojis = split_emoji(idiom.emoji)
-            meta = {"emoji": idiom.emoji, "why": idiom.why, "answer_format": "phrase-en", "data_line": idiom.line}
-            out.append(Draft(PROMPTS["emoji-idiom"], [functools.partial(render, emojis)], None, idiom.phrase,
-                             idiom.phrase, meta))
-        return out
-    return _filled(ctx, "emoji-idiom", count, generated)
+    return _filled(ctx, "emoji-idiom", count,
+                   lambda n: [_idiom_draft(i) for i in rng.sample(ctx.idioms, len(ctx.idioms))[:n]])
 
 
 def make_chengyu(ctx, count: int, rng: random.Random) -> list[Draft]:
@@ -313,9 +310,36 @@ def make_chengyu_long(ctx, count: int, rng: random.Random) -> list[Draft]:
     return _filled(ctx, "emoji-chengyu-long", count, lambda n: _rebus.make_drafts(ctx, n, rng, True))
 
 
+# A stream item (``builders/symbols.py``) is one entry of the curated lists, drawn with
+# replacement (the build takes each once); its knob ``emoji`` (English idioms) or
+# ``characters`` (long idioms) picks the entries of that length (every English word is two emoji).
+STREAM_KNOBS = {"emoji-idiom": {"emoji": (2, 3, 4)}, "emoji-chengyu-long": {"characters": (5, 6, 7, 8)}}
+
+
+def _knob(ctx, name: str):
+    return getattr(ctx, "knobs", {}).get(name)
+
+
+def stream_word(ctx, count: int, rng: random.Random) -> list[Draft]:
+    return [_word_draft(ctx, rng.choice(ctx.compounds))]
+
+
+def stream_idiom(ctx, count: int, rng: random.Random) -> list[Draft]:
+    want = _knob(ctx, "emoji")
+    return [_idiom_draft(rng.choice([i for i in ctx.idioms if want in (None, len(split_emoji(i.emoji)))]))]
+
+
+def stream_chengyu(ctx, count: int, rng: random.Random) -> list[Draft]:
+    return _rebus.stream_draft(ctx, rng, False)
+
+
+def stream_chengyu_long(ctx, count: int, rng: random.Random) -> list[Draft]:
+    return _rebus.stream_draft(ctx, rng, True, _knob(ctx, "characters"))
+
+
 TASKS = {
-    "emoji-word": Task(1, "Cult T1", make_word, mcq=False),
-    "emoji-idiom": Task(2, "Cult T2", make_idiom, mcq=False),
-    "emoji-chengyu": Task(3, "Cult T3", make_chengyu, mcq=False),
-    "emoji-chengyu-long": Task(3, "Cult T4", make_chengyu_long, mcq=False),
+    "emoji-word": Task(1, "Cult T1", make_word, mcq=False, stream=stream_word),
+    "emoji-idiom": Task(2, "Cult T2", make_idiom, mcq=False, stream=stream_idiom),
+    "emoji-chengyu": Task(3, "Cult T3", make_chengyu, mcq=False, stream=stream_chengyu),
+    "emoji-chengyu-long": Task(3, "Cult T4", make_chengyu_long, mcq=False, stream=stream_chengyu_long),
 }

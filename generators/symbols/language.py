@@ -42,7 +42,7 @@ from types import SimpleNamespace
 
 from cogforge.core.errors import UserError, read_text
 from cogforge.core.parallel import draw_all
-from cogforge.generators.symbols import DomainConfig, Draft, Task, resolve
+from cogforge.generators.symbols import DomainConfig, Draft, Task, nth, resolve
 
 DOMAIN = "language"
 INPUTS = ("visualc3",)  # --input visualc3=FOLDER (a Visual-C3 split folder)
@@ -426,35 +426,76 @@ def _substitutions(ctx, sid: str, n: int, rng: random.Random) -> list[dict]:
     return sorted(out, key=lambda s: s["index"])
 
 
+def _plan(ctx, task: str, sid: str, turn: int, rng: random.Random) -> tuple:
+    """A sentence's misuses, number of fakes and picture seed; ``turn`` picks what a
+    correction item of a sentence with curated sites shows. A stream item's knobs
+    (``ctx.knobs``: ``fakes``, ``misuses``) set the numbers the build draws."""
+    knobs = getattr(ctx, "knobs", {})
+    # a knob asks for what it sets: a correction item with the knob misuses shows misuses
+    # (and maybe fakes), with the knob fakes shows fakes
+    kinds = [k for k in CORRECTION_KINDS
+             if not (k == "fakes" and "misuses" in knobs) and not (k == "misuses" and "fakes" in knobs)]
+    kind = "fakes" if task == "faked-characters" else "misuses" if task == "misused-characters" else \
+        kinds[turn % len(kinds)] if sid in ctx.sites else "fakes"
+    substitutions = [] if kind == "fakes" else _substitutions(
+        ctx, sid, knobs.get("misuses", rng.choice(MISUSES_PER_SENTENCE)), rng)
+    n_fakes = 0 if kind == "misuses" else knobs.get("fakes", rng.choice(FAKES_PER_SENTENCE))
+    return ctx.sentences[sid], substitutions, n_fakes, rng.randrange(2 ** 63)
+
+
+def _draft(ctx, task: str, plan: tuple, made: tuple) -> Draft | None:
+    """The item of a plan and its picture; None when no safe fake was found."""
+    (sentence, substitutions, n_fakes, _seed), (fakes, style, char_boxes, png) = plan, made
+    if n_fakes and not fakes:
+        ctx.dropped[f"{task} (no safe fake in {sentence.id})"] += 1
+        return None
+    meta = {"sentence_id": sentence.id, "fakes": fakes, "substitutions": substitutions, "style": style,
+            "char_boxes": char_boxes, "answer_format": ANSWER_FORMATS[task]}
+    return Draft(prompt(task), [png], None, answer(task, sentence.text, fakes, substitutions), sentence.id, meta)
+
+
 def _maker(task: str):
     def make(ctx, count: int, rng: random.Random) -> list[Draft]:
         out = list(ctx.imported[task][:count])
         # a few spare sentences: one in which no safe fake is found is replaced by the next
         plans = []
         for sid in ctx.order[task][:max(0, count - len(out)) + SPARE]:
-            kind = "fakes" if task == "faked-characters" else "misuses" if task == "misused-characters" else \
-                CORRECTION_KINDS[len(plans) % len(CORRECTION_KINDS)] if sid in ctx.sites else "fakes"
-            substitutions = [] if kind == "fakes" else _substitutions(ctx, sid, rng.choice(MISUSES_PER_SENTENCE), rng)
-            n_fakes = 0 if kind == "misuses" else rng.choice(FAKES_PER_SENTENCE)
-            plans.append((ctx.sentences[sid], substitutions, n_fakes, rng.randrange(2 ** 63)))
+            plans.append(_plan(ctx, task, sid, len(plans), rng))
         made = draw_all([functools.partial(_picture, s.text, subs, n, seed) for s, subs, n, seed in plans],
                         progress=False, desc=f"language {task}")
-        for (sentence, substitutions, n_fakes, _seed), (fakes, style, char_boxes, png) in zip(plans, made):
+        for plan, picture in zip(plans, made):
             if len(out) >= count:
                 break
-            if n_fakes and not fakes:
-                ctx.dropped[f"{task} (no safe fake in {sentence.id})"] += 1
-                continue
-            meta = {"sentence_id": sentence.id, "fakes": fakes, "substitutions": substitutions, "style": style,
-                    "char_boxes": char_boxes, "answer_format": ANSWER_FORMATS[task]}
-            out.append(Draft(prompt(task), [png], None, answer(task, sentence.text, fakes, substitutions),
-                             sentence.id, meta))
+            draft = _draft(ctx, task, plan, picture)
+            if draft:
+                out.append(draft)
         return out
     return make
 
 
+def _streamer(task: str):
+    def stream(ctx, count: int, rng: random.Random) -> list[Draft]:
+        """One item: a sentence drawn from every sentence the task can use (with replacement;
+        the build shares them out between the tasks), planned and drawn as the build does."""
+        plan = _plan(ctx, task, rng.choice(ctx.order[task]), nth(ctx, 0), rng)
+        sentence, substitutions, n_fakes, seed = plan
+        draft = _draft(ctx, task, plan, _picture(sentence.text, substitutions, n_fakes, seed))
+        knobs = getattr(ctx, "knobs", {})
+        if draft is None or any(len(draft.meta[key]) != knobs[knob]
+                                for knob, key in (("fakes", "fakes"), ("misuses", "substitutions")) if knob in knobs):
+            return []  # not as many fakes or misuses as the knob asks: the sentence has no more (drawn again)
+        return [draft]
+    return stream
+
+
+# a stream item's knobs (``builders/symbols.py``): faked and misused characters per sentence
+STREAM_KNOBS = {"faked-characters": {"fakes": FAKES_PER_SENTENCE}, "misused-characters": {"misuses": MISUSES_PER_SENTENCE},
+                "correction": {"fakes": FAKES_PER_SENTENCE, "misuses": MISUSES_PER_SENTENCE}}
+
 TASKS = {
-    "faked-characters": Task(1, "Lang T1", _maker("faked-characters"), mcq=False),
-    "misused-characters": Task(2, "Lang T2", _maker("misused-characters"), mcq=False),
-    "correction": Task(3, "Lang T3", _maker("correction"), mcq=False),
+    "faked-characters": Task(1, "Lang T1", _maker("faked-characters"), mcq=False,
+                             stream=_streamer("faked-characters")),
+    "misused-characters": Task(2, "Lang T2", _maker("misused-characters"), mcq=False,
+                               stream=_streamer("misused-characters")),
+    "correction": Task(3, "Lang T3", _maker("correction"), mcq=False, stream=_streamer("correction")),
 }

@@ -66,9 +66,11 @@ def spread_answers(make: Callable) -> Callable:
 
 
 TASKS = {name: module.TASKS[name] if module.TASKS[name].mcq else
-         replace(module.TASKS[name], make=spread_answers(module.TASKS[name].make))
+         replace(module.TASKS[name], make=spread_answers(module.TASKS[name].make), stream=module.TASKS[name].make)
          for name, module in GENERATOR_OF.items()}
 DEFAULT_COUNTS = {name: 30 for name in TASKS} | {"geometry-quantity": 60, "combined": 40}
+# a stream item's knobs (``builders/symbols.py``): the cubes of a solid
+STREAM_KNOBS = {"solid-structure": {"cubes": tuple(_solids.CUBE_BANDS)}, "projection": {"cubes": tuple(_solids.CUBE_BANDS)}}
 
 
 class Config(DomainConfig):

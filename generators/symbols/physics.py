@@ -25,7 +25,7 @@ from fractions import Fraction
 from functools import partial
 from types import SimpleNamespace
 
-from cogforge.generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, resolve
+from cogforge.generators.symbols import DomainConfig, Draft, Task, count_options, mcq_prompt, nth, resolve, rotation
 from cogforge.generators.symbols import _circuits as circ
 from cogforge.generators.symbols import _forces as forces
 
@@ -92,6 +92,22 @@ NET_TARGETS = ("right", "left", "up", "down", "down the slope", "none")
 RELEASED_KINDS = ("pulled", "incline", "table", "atwood")
 
 
+# a stream item's knobs (``builders/symbols.py``): a circuit's depth (:func:`circ.sample`:
+# 1 a series chain, 2 with a parallel pair, 3 two parallel branches with chains), a force
+# scene's kind and the arrows of its free-body diagram
+FORCE_ARROWS = (2, 3, 4, 5, 6)
+STREAM_KNOBS = {
+    "circuit-components": {"depth": (1, 2, 3)},
+    "circuit-operation": {"depth": (1, 2, 3)},
+    "circuit-error": {"depth": (1, 2, 3)},
+    "force-symbols": {"scene": forces.KINDS, "forces": FORCE_ARROWS},
+    # the scenes its questions can be asked of (stacked blocks and a spring are never released
+    # from rest nor slide); half its questions show no arrows, so no knob ``forces``
+    "force-motion": {"scene": ("floor", "incline", "hanging", "pulled", "table", "atwood")},
+    "force-error": {"scene": forces.TWO_BODIES, "forces": (4, 5, 6)},
+}
+
+
 class Config(DomainConfig):
     """``[domains.physics]`` in ``builders/symbols.toml``."""
 
@@ -114,9 +130,30 @@ def prepare(config: dict, inputs: dict[str, list[str]], progress: bool) -> Simpl
                            sources={"circuits": "generated", "scenes": "files" if scenes else "generated"})
 
 
+def _knobs(ctx) -> dict:
+    """A stream item's difficulty knobs (``builders/symbols.py``); none in a build."""
+    return getattr(ctx, "knobs", {})
+
+
+def _depth(ctx, rng: random.Random) -> int:
+    """A circuit's depth (:func:`circ.sample`): drawn, or the stream's knob ``depth``."""
+    return _knobs(ctx).get("depth", rng.choice([1, 2, 3]))
+
+
 def _scene(ctx, rng: random.Random, kinds=None):
     """A scene of one of ``kinds`` (any when None): sampled, or from the scene files;
-    None when the files have none of those kinds."""
+    None when the files have none of those kinds. A stream's knobs ``scene`` (its kind)
+    and ``forces`` (the arrows of its free-body diagram) narrow the draw; None when the
+    question cannot be asked of such a scene."""
+    knobs = _knobs(ctx)
+    if "scene" in knobs or "forces" in knobs:
+        if kinds is not None and knobs.get("scene", kinds[0]) not in kinds:
+            return None
+        for _ in range(50):
+            scene = forces.sample_scene(rng, knobs.get("scene") or (rng.choice(kinds) if kinds else None))
+            if knobs.get("forces") in (None, len(forces.free_body(scene))):
+                return scene
+        return None
     if not getattr(ctx, "scenes", None):
         return forces.sample_scene(rng, rng.choice(kinds) if kinds else None)
     fitting = [s for s in ctx.scenes if kinds is None or s.kind in kinds]
@@ -161,10 +198,10 @@ def make_circuit_components(ctx, count: int, rng: random.Random) -> list[Draft]:
     for k in range(count * 20):
         if len(out) == count:
             break
-        emf, tree = circ.sample(rng, rng.choice([1, 2, 3]))
+        emf, tree = circ.sample(rng, _depth(ctx, rng))
         polarity = rng.choice([1, -1])
         every = circ.parts(tree)
-        kind = kinds[len(out) % 3]
+        kind = kinds[nth(ctx, len(out)) % 3]
         labels = _labelled(every)
         if kind == "count":  # numbers for labels: R1, L2 would count the parts for the model
             labels = {p.name: str(i + 1) for i, p in enumerate(every)}
@@ -174,7 +211,7 @@ def make_circuit_components(ctx, count: int, rng: random.Random) -> list[Draft]:
             question = mcq_prompt(PROMPTS["count"].format(plural=PLURALS[what]), options)
             answer, meta = str(n), {"counted": what}
         elif kind == "relation":
-            want = relations[(len(out) // 3) % 3]
+            want = relations[(nth(ctx, len(out)) // 3) % 3]
             loads = [p.name for p in every if p.kind in ("resistor", "lamp")]
             pairs = [(a, b) for a in loads for b in loads if a < b and circ.relation(tree, a, b) == want]
             if not pairs:
@@ -184,7 +221,7 @@ def make_circuit_components(ctx, count: int, rng: random.Random) -> list[Draft]:
             question = mcq_prompt(PROMPTS["relation"].format(a=a, b=b), options)
             answer, meta = RELATIONS[want], {"pair": [a, b], "relation": want}
         else:
-            want = identify[(len(out) // 3) % len(identify)]
+            want = identify[(nth(ctx, len(out)) // 3) % len(identify)]
             chosen = [p for p in every if p.kind == want]
             if not chosen:
                 continue
@@ -219,18 +256,20 @@ def make_circuit_operation(ctx, count: int, rng: random.Random) -> list[Draft]:
     for k in range(count * 30):
         if len(out) == count:
             break
-        emf, tree = circ.sample(rng, rng.choice([1, 2, 3]))
+        emf, tree = circ.sample(rng, _depth(ctx, rng))
         polarity = rng.choice([1, -1])
         every = circ.parts(tree)
         labels = _labelled(every)
-        kind = kinds[len(out) % 4]
+        kind = kinds[nth(ctx, len(out)) % 4]
         have = {p.kind for p in every}
         lamps = sum(p.kind == "lamp" for p in every)
         if not {"reading": have & {"ammeter", "voltmeter"}, "brightest": lamps > 1,
                 "switch": lamps and "switch" in have, "direction": True}[kind]:
             continue  # this circuit cannot ask it: skip before solving
         if kind == "switch":
-            turn = (len(out) // 4) % 4  # the effect this item's turn asks for (balanced)
+            # the effect this item's turn asks for (balanced); late in a build's tries, any effect
+            # (a stream item asks for its own: the stream draws again)
+            turn = (nth(ctx, len(out)) // 4) % 4
             pairs = []
             for switch in (p for p in every if p.kind == "switch"):
                 action = "opened" if switch.closed else "closed"
@@ -239,7 +278,7 @@ def make_circuit_operation(ctx, count: int, rng: random.Random) -> list[Draft]:
                 before, after = screen_powers(emf, tree), screen_powers(emf, toggled)
                 pairs += [(switch, lamp, toggled, action) for lamp in every if lamp.kind == "lamp"
                           and (switch_effect(before[lamp.name], after[lamp.name]) == SWITCH_CHOICES[action][turn]
-                               or k >= count * 25)]
+                               or (k >= count * 25 and getattr(ctx, "turn", None) is None))]
             if not pairs:
                 continue
         if kind == "brightest":
@@ -437,21 +476,22 @@ def confirm_circuit_error(kind: str, emf: int, shown: dict, polarity: int) -> bo
 
 
 def make_circuit_error(ctx, count: int, rng: random.Random) -> list[Draft]:
-    per_type = count // len(CIRCUIT_ERRORS)
+    kinds = rotation(ctx, CIRCUIT_ERRORS)
+    per_type = count // len(kinds)
     out, options = [], list(CIRCUIT_ERRORS.values())
-    for kind in CIRCUIT_ERRORS:
+    for kind in kinds:
         made = 0
         for k in range(per_type * 30):
             if made == per_type:
                 break
-            emf, tree = circ.sample(rng, rng.choice([1, 2, 3]))
+            emf, tree = circ.sample(rng, _depth(ctx, rng))
             # every switch closed: an open one would break the circuit, and a reader could
             # take it for the error ("the circuit is broken")
             tree = circ.set_switches(tree, closed=True)
             if not any(p.kind == "ammeter" for p in circ.parts(tree)):
                 tree = ("series", [circ.Part("A1", "ammeter")] + list(tree[1]))
             polarity = rng.choice([1, -1])
-            shown = inject_circuit_error(emf, tree, polarity, kind, rng, LABEL_VARIANTS[made % 2])
+            shown = inject_circuit_error(emf, tree, polarity, kind, rng, LABEL_VARIANTS[nth(ctx, made, len(CIRCUIT_ERRORS)) % 2])
             if shown is None or not confirm_circuit_error(kind, emf, shown, polarity):
                 continue
             made += 1
@@ -516,10 +556,10 @@ def make_force_symbols(ctx, count: int, rng: random.Random) -> list[Draft]:
     for k in range(count * 30):
         if len(out) == count:
             break
-        kind = kinds[len(out) % len(kinds)]
+        kind = kinds[nth(ctx, len(out)) % len(kinds)]
         if _stuck(ctx, kinds, kind, misses):
             continue
-        turn = len(out) // len(kinds)  # this kind's turn: which answer it asks for
+        turn = nth(ctx, len(out)) // len(kinds)  # this kind's turn: which answer it asks for
         scene = _scene(ctx, rng, forces.TWO_BODIES if kind == "body" else None)
         if scene is None:
             continue
@@ -601,10 +641,10 @@ def make_force_motion(ctx, count: int, rng: random.Random) -> list[Draft]:
     for k in range(count * 40):
         if len(out) == count:
             break
-        kind = kinds[len(out) % len(kinds)]
+        kind = kinds[nth(ctx, len(out)) % len(kinds)]
         if _stuck(ctx, kinds, kind, misses):
             continue
-        turn = len(out) // len(kinds)
+        turn = nth(ctx, len(out)) // len(kinds)
         pool = {"acceleration": RELEASED_KINDS, "net-force": forces.KINDS}.get(
             kind, ["floor", "incline", "pulled", "hanging"])
         scene = _scene(ctx, rng, pool)
@@ -651,12 +691,13 @@ def make_force_error(ctx, count: int, rng: random.Random) -> list[Draft]:
     """Two-body scenes only (stacked blocks, a block on a table pulled over a pulley,
     Atwood's machine), taken in turn: a "wrong body" error needs two bodies, and a
     single-body scene would tell the model it is not that one."""
-    per_type = count // len(FORCE_ERRORS)
+    kinds = rotation(ctx, FORCE_ERRORS)
+    per_type = count // len(kinds)
     options = list(FORCE_ERRORS.values())
     out = []
-    for kind in FORCE_ERRORS:
+    for kind in kinds:
         for k in range(per_type):
-            scene = _scene(ctx, rng, [forces.TWO_BODIES[k % len(forces.TWO_BODIES)]]) or _scene(
+            scene = _scene(ctx, rng, [forces.TWO_BODIES[nth(ctx, k, len(FORCE_ERRORS)) % len(forces.TWO_BODIES)]]) or _scene(
                 ctx, rng, forces.TWO_BODIES)
             if scene is None:
                 break

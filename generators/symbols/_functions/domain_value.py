@@ -13,7 +13,7 @@ from fractions import Fraction as F
 import numpy as np
 import sympy as sp
 
-from cogforge.generators.symbols import Draft
+from cogforge.generators.symbols import Draft, nth
 from cogforge.generators.symbols import _mathbase as mb
 from cogforge.generators.symbols._functions.derive import X, _critical, _solutions, _sym, _value
 from cogforge.generators.symbols._functions.shapes import (PROMPTS, W6, _cubic_extrema, _draft, _fits, _inside, _meta,
@@ -199,8 +199,8 @@ def make_domain_value(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 30):
         if len(out) == count:
             break
-        kind = kinds[len(out) % 4]
-        turn = len(out) // 4
+        kind = kinds[nth(ctx, len(out)) % 4]
+        turn = nth(ctx, len(out)) // 4
         if kind == "domain":
             s, answer = _domain_item(DOMAIN_SOURCES[turn % len(DOMAIN_SOURCES)], rng)
             fmt, stem, extra = "interval", PROMPTS["domain"], {}

@@ -7,7 +7,7 @@ import random
 
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._functions.derive import X, _sym
 from cogforge.generators.symbols._functions.shapes import (FAMILY_NAMES, FAMILY_ORDER, PROMPTS, W6, _draft, _meta,
                                                            plot_of, sample_family)
@@ -16,7 +16,7 @@ from cogforge.generators.symbols._functions.shapes import (FAMILY_NAMES, FAMILY_
 def make_function_type(ctx, count: int, rng: random.Random) -> list[Draft]:
     """The families in turn; three other family names, chosen evenly, as distractors."""
     out = []
-    for i in range(count):
+    for i in range(nth(ctx, 0), nth(ctx, count)):
         family = FAMILY_ORDER[i % len(FAMILY_ORDER)]
         s = sample_family(family, rng)
         others = rng.sample([f for f in FAMILY_ORDER if f != family], 3)

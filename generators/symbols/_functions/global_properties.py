@@ -10,7 +10,7 @@ from fractions import Fraction as F
 import numpy as np
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._functions.derive import X, _periods_of, _probe_points, _same_function, _sym
 from cogforge.generators.symbols._functions.shapes import (PROMPTS, W6, W8, _draft, _fits, _meta, _off_origin, _sign,
                                                            _visible_share, evaluate, plot_of, sample_family)
@@ -100,7 +100,7 @@ def make_global_properties(ctx, count: int, rng: random.Random) -> list[Draft]:
     half and double the period among them)."""
     out = []
     combos = list(PARITY_OPTIONS)
-    for i in range(count):
+    for i in range(nth(ctx, 0), nth(ctx, count)):
         turn = i // 2
         if i % 2 == 0:
             parity, periodic = combos[turn % len(combos)]

@@ -12,7 +12,7 @@ from fractions import Fraction as F
 
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._functions.derive import EPS, X, _critical, _poly_or_none, _sym
 from cogforge.generators.symbols._functions.shapes import (PROMPTS, W6, _cubic_extrema, _draft, _extrema, _fits,
                                                            _inside, _meta, _place, _sign, _visible_share, plot_of)
@@ -188,7 +188,7 @@ def make_keypoints(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 30):
         if len(out) == count:
             break
-        kind = KEYPOINT_KINDS[len(out) % len(KEYPOINT_KINDS)]
+        kind = KEYPOINT_KINDS[nth(ctx, len(out)) % len(KEYPOINT_KINDS)]
         key = f"mathematics-keypoints {kind}"
         if kind == "zeros":
             cluster = _zero_cluster(rng)

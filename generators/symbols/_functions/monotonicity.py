@@ -9,7 +9,7 @@ from fractions import Fraction as F
 
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._functions.derive import X, _critical, _sym
 from cogforge.generators.symbols._functions.shapes import (PROMPTS, W6, _draft, _extrema, _inside, _meta,
                                                            _visible_share, plot_of)
@@ -99,8 +99,8 @@ def make_monotonicity(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 20):
         if len(out) == count:
             break
-        direction = ("inc", "dec")[len(out) % 2]
-        slot = (len(out) // 2) % 4
+        direction = ("inc", "dec")[nth(ctx, len(out)) % 2]
+        slot = (nth(ctx, len(out)) // 2) % 4
         gaps = rng.choice([2, 3]), rng.choice([2, 3])
         a = rng.randint(-5, 5 - sum(gaps))
         cuts = (a, a + gaps[0], a + sum(gaps))

@@ -12,7 +12,7 @@ from fractions import Fraction as F
 import numpy as np
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._functions.derive import X, _periods_of, _probe_points, _same_function, _sym, _value
 from cogforge.generators.symbols._functions.shapes import (PROMPTS, W6, YES_NO, _draft, _grid, _meta, _visible_share,
                                                            _ys, canon, expr_of, plot_of, sample_family, shape_json,
@@ -78,7 +78,7 @@ def make_plot_consistency(ctx, count: int, rng: random.Random) -> list[Draft]:
     for i in range(count * 20):
         if len(out) == count:
             break
-        error = "none" if len(out) % 2 == 0 else errors[(len(out) // 2) % len(errors)]
+        error = "none" if nth(ctx, len(out)) % 2 == 0 else errors[(nth(ctx, len(out)) // 2) % len(errors)]
         if error == "wrong period":
             family = "trigonometric"
         elif error == "none":

@@ -10,7 +10,7 @@ from fractions import Fraction as F
 
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._functions.derive import T, X, _solutions, _sym
 from cogforge.generators.symbols._functions.shapes import (FAMILY_ORDER, PROMPTS, W6, YES_NO, _draft, _meta, _n,
                                                            _piece, _sign, bounded_pieces, canon, plot_of,
@@ -103,7 +103,7 @@ def make_vertical_line(ctx, count: int, rng: random.Random) -> list[Draft]:
     failing the test (:data:`VERTICAL_LINE_ERRORS` in turn)."""
     out = []
     errors = list(VERTICAL_LINE_ERRORS)
-    for i in range(count):
+    for i in range(nth(ctx, 0), nth(ctx, count)):
         if i % 2 == 0:
             kind = VERTICAL_LINE_VALID[(i // 2) % len(VERTICAL_LINE_VALID)]
             plot, error, answer = _function_curve(kind, rng), "none", "Yes"

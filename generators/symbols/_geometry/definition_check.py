@@ -9,7 +9,7 @@ import math
 import random
 from functools import partial
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._geometry.common import (PROMPTS, SUB_FIELD, _place, _polar, _triangle_by_angles,
                                                           _unit_id)
 from cogforge.generators.symbols._geometry.drawing import _add, picture
@@ -181,7 +181,7 @@ def make_definition_check(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 30):
         if len(out) == count:
             break
-        turn = len(out)
+        turn = nth(ctx, len(out))
         wrong = turn % 2 == 1  # consistent items are half the task
         error = errors[(turn // 2) % len(errors)]
         family = DEFINITION_ERRORS[error]

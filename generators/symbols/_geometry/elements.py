@@ -16,7 +16,7 @@ from itertools import combinations
 
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._geometry.common import (PROMPTS, SUB_FIELD, _mcq, _options_ok, _place, _tri_numbers,
                                                           _unit_id)
 from cogforge.generators.symbols._geometry.drawing import picture
@@ -188,10 +188,10 @@ def make_elements(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 30):
         if len(out) == count:
             break
-        kind = kinds[len(out) % 4]
+        kind = kinds[nth(ctx, len(out)) % 4]
         mirror = rng.random() < 0.5
         if kind == "count":
-            want = COUNT_VALUES[(len(out) // 4 * 7) % len(COUNT_VALUES)]  # every count in turn, shuffled
+            want = COUNT_VALUES[(nth(ctx, len(out)) // 4 * 7) % len(COUNT_VALUES)]  # every count in turn, shuffled
             figure = rng.choice([f for f in COUNT_FIGURES if _count_formula(f) == want])
             points = _count_item(rng, figure)
             if points is None:

@@ -15,7 +15,7 @@ from functools import partial
 
 import sympy as sp
 
-from cogforge.generators.symbols import Draft
+from cogforge.generators.symbols import Draft, nth
 from cogforge.generators.symbols._geometry.common import (PROMPTS, SUB_FIELD, _angle_deg, _place, _polar,
                                                           _triangle_by_angles, _unit_id)
 from cogforge.generators.symbols._geometry.drawing import picture
@@ -259,9 +259,9 @@ def make_geometry_quantity(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 30):
         if len(out) == count:
             break
-        kind = kinds[len(out) % 3]
+        kind = kinds[nth(ctx, len(out)) % 3]
         subs = QUANTITY_KINDS[kind]
-        sub = subs[(len(out) // 3) % len(subs)]
+        sub = subs[(nth(ctx, len(out)) // 3) % len(subs)]
         q = makers[kind](sub, rng)
         if q is None:
             continue

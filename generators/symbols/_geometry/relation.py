@@ -16,7 +16,7 @@ from itertools import combinations, permutations
 
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._geometry.common import (PROMPTS, SUB_FIELD, _distinct_enough, _mcq, _options_ok,
                                                           _pick_balanced, _place, _unit_id)
 from cogforge.generators.symbols._geometry.drawing import Point, picture
@@ -135,7 +135,7 @@ def make_geometry_relation(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 40):
         if len(out) == count:
             break
-        turn = len(out)
+        turn = nth(ctx, len(out))
         kind = ("relation", "criterion")[turn % 2]
         if kind == "relation":
             relation = RELATION_TURNS[(turn // 2) % len(RELATION_TURNS)]

@@ -16,7 +16,7 @@ from itertools import combinations
 
 import sympy as sp
 
-from cogforge.generators.symbols import Draft, mcq_prompt
+from cogforge.generators.symbols import Draft, mcq_prompt, nth
 from cogforge.generators.symbols._geometry.common import (PROMPTS, SUB_FIELD, _angle_deg, _distinct_enough, _mcq,
                                                           _options_ok, _pick_balanced, _place, _tri_numbers, _unit_id)
 from cogforge.generators.symbols._geometry.drawing import Point, _unit, picture
@@ -171,7 +171,7 @@ def make_shape(ctx, count: int, rng: random.Random) -> list[Draft]:
     for _ in range(count * 20):
         if len(out) == count:
             break
-        turn = len(out)
+        turn = nth(ctx, len(out))
         kind = ("triangle", "quadrilateral")[turn % 2]
         degrees, mirror = rng.uniform(0, 360), rng.random() < 0.5
         if kind == "triangle":
