@@ -4,11 +4,7 @@ out of a real release, and the datasets adapter run by datasets' own code."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -16,15 +12,11 @@ import pytest
 from cogforge import environments as env
 from cogforge.core.registry import get
 from cogforge.core.releases import iter_rows
+from streams import assert_kept_out, digest, digests_in_another_process
 
-STREAMING = ["carv", "corecognition"]
+STREAMING = ["carv", "cogevolve", "constructure", "corecognition", "symbols"]
+HERE = ["carv", "corecognition"]  # the others have a test file each: tests/test_environments_<benchmark>.py
 PER_TASK = 200
-
-
-def digest(item: dict) -> str:
-    """The item's bytes: its record with the images' sha256."""
-    record = {**item, "images": [hashlib.sha256(png).hexdigest() for png in item["images"]]}
-    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
 
 
 def test_the_streaming_benchmarks_are_registered_with_their_hooks():
@@ -36,18 +28,13 @@ def test_the_streaming_benchmarks_are_registered_with_their_hooks():
             len(stream)
 
 
-@pytest.mark.parametrize("benchmark", STREAMING)
+@pytest.mark.parametrize("benchmark", HERE)
 def test_item_i_is_the_same_in_any_order_and_in_another_process(benchmark):
     indices = [0, 1, 7, 123, 4_567, 10**9]
     forward = [digest(env.open(benchmark, seed=5)[i]) for i in indices]
     backward = [digest(env.open(benchmark, seed=5)[i]) for i in reversed(indices)][::-1]
     assert forward == backward
-    script = ("import hashlib, json, sys\nfrom cogforge import environments as env\n"
-              "sys.path.insert(0, sys.argv[1])\nfrom test_environments import digest\n"
-              f"print(json.dumps([digest(env.open({benchmark!r}, seed=5)[i]) for i in {indices!r}]))")
-    other = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)], capture_output=True,
-                           text=True, env={**os.environ, "PYTHONHASHSEED": "123"}, check=True)
-    assert json.loads(other.stdout) == forward
+    assert digests_in_another_process(benchmark, 5, indices) == forward
     assert digest(env.open(benchmark, seed=6)[7]) != forward[2], "another seed, another item"
     tasks = env.open(benchmark).tasks
     assert [env.open(benchmark)[i]["task"] for i in range(len(tasks))] == tasks, "tasks interleave"
@@ -70,7 +57,7 @@ def replies(item: dict) -> tuple[list[str], list[str]]:
     return right, [other, json.dumps({"caption": ""})]
 
 
-@pytest.mark.parametrize("benchmark", STREAMING)
+@pytest.mark.parametrize("benchmark", HERE)
 def test_the_verifier_agrees_with_the_key_on_every_task(benchmark):
     stream = env.open(benchmark, seed=11)
     positions: Counter = Counter()
@@ -106,12 +93,12 @@ def test_the_carv_knob_sets_the_atomic_changes_per_pair():
     for i in range(20):
         meta = stream[i]["meta"]
         assert meta["atomic"] == 3 and len(meta["T1"]) == 3 and len(meta["T2"]) == 3
-    assert env.knobs("corecognition")["boundary"] == {}
+    assert env.knobs("corecognition")["boundary"] == {"level": (1, 2, 3)}
 
 
 @pytest.mark.parametrize("call, message", [
     (lambda: env.open("no-such-benchmark"), "unknown benchmark"),
-    (lambda: env.open("symbols"), "no stream hooks"),
+    (lambda: env.open("carv", exclude_splits=["test"]), "needs exclude=RELEASE"),
     (lambda: env.open("carv", task="nope"), "has no task 'nope'"),
     (lambda: env.open("carv", task="single", difficulty={"depth": 2}), "no difficulty knob 'depth'"),
     (lambda: env.open("carv", task="single", difficulty={"atomic": 9}), "atomic=9 is not one of"),
@@ -140,11 +127,7 @@ def test_a_stream_never_yields_what_the_release_holds(benchmark, items, request)
     held = env.Exclusion.of(release, hooks)
     assert len(held.content) == sum(1 for _ in iter_rows(release)) and held.units
     kept = env.open(benchmark, seed=0, exclude=release)
-    for i in range(items):  # each item's keys computed here from what it shows, its image bytes included
-        item = kept[i]
-        names = [f"images/{hashlib.sha256(png).hexdigest()}.png" for png in item["images"]]
-        assert env.content_key(item["question"], names, item["options"]) not in held.content, item["id"]
-        assert hashlib.sha256(hooks.stream_unit(item).encode()).hexdigest() not in held.units, item["id"]
+    assert_kept_out(kept, held, hooks, items)
     if benchmark == "carv":
         assert kept.refused > 0, "without the exclusion the stream would have yielded released items"
 
@@ -188,4 +171,4 @@ def test_a_curriculum_steps_the_knob_up_and_down_with_the_rewards():
     from cogforge.core.errors import UserError
 
     with pytest.raises(UserError, match="share no difficulty knob"):
-        env.Curriculum("corecognition", task="boundary")
+        env.Curriculum("cogevolve", task=["1b-i2t", "3a"])

@@ -4,11 +4,7 @@ task, the knobs, no offensive sense, and streams kept out of the real release.""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -17,14 +13,10 @@ from cogforge import environments as env
 from cogforge.builders import cogevolve
 from cogforge.core.registry import get
 from cogforge.core.releases import iter_rows
+from streams import assert_kept_out, digest, digests_in_another_process
 
 PER_TASK = 200
 INDICES = [0, 1, 7, 123, 4_567, 10**9]
-
-
-def digest(item: dict) -> str:  # as tests/test_environments.py's: the record with its images' sha256
-    record = {**item, "images": [hashlib.sha256(png).hexdigest() for png in item["images"]]}
-    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
 
 
 def test_item_i_is_the_same_in_any_order_and_in_another_process():
@@ -33,12 +25,7 @@ def test_item_i_is_the_same_in_any_order_and_in_another_process():
     forward = [digest(env.open("cogevolve", seed=5)[i]) for i in INDICES + [k for k in range(len(tasks))]]
     backward = [digest(env.open("cogevolve", seed=5)[i]) for i in reversed(INDICES + list(range(len(tasks))))]
     assert forward == backward[::-1]
-    script = ("import json, sys\nsys.path.insert(0, sys.argv[1])\nfrom cogforge import environments as env\n"
-              "from test_environments_cogevolve import digest\n"
-              f"print(json.dumps([digest(env.open('cogevolve', seed=5)[i]) for i in {INDICES + list(range(len(tasks)))!r}]))")
-    other = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)], capture_output=True, text=True,
-                           env={**os.environ, "PYTHONHASHSEED": "123"}, check=True)
-    assert json.loads(other.stdout) == forward
+    assert digests_in_another_process("cogevolve", 5, INDICES + list(range(len(tasks)))) == forward
     assert [env.open("cogevolve")[i]["task"] for i in range(len(tasks))] == tasks, "tasks interleave"
     assert len({digest(env.open("cogevolve", seed=s)[3]) for s in range(6)}) > 1, "another seed, other items"
 
@@ -117,9 +104,5 @@ def test_a_stream_never_yields_what_the_release_holds(cogevolve_release):
     test = env.Exclusion.of(cogevolve_release, hooks, splits=["test"])
     assert len(test.content) == sum(row["split"] == "test" for row in rows) > 0
     stream = env.open("cogevolve", seed=0, exclude=cogevolve_release, exclude_splits=["test"])
-    for i in range(400):  # each item's keys computed here from what it shows, its image bytes included
-        item = stream[i]
-        names = [f"images/{hashlib.sha256(png).hexdigest()}.png" for png in item["images"]]
-        assert env.content_key(item["question"], names, item["options"]) not in test.content, item["id"]
-        assert hashlib.sha256(hooks.stream_unit(item).encode()).hexdigest() not in test.units, item["id"]
+    assert_kept_out(stream, test, hooks, 400)
     assert stream.refused > 0, "without the exclusion the stream would have yielded test words"

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +16,7 @@ from cogforge.core.errors import UserError
 from cogforge.core.record import Item
 from cogforge.core.registry import get
 from cogforge.core.releases import iter_rows
-from test_environments import digest
+from streams import assert_kept_out, digest, digests_in_another_process
 
 TASKS = ["atomic", "abstraction", "concretization", "common-ancestor"]
 
@@ -42,13 +39,7 @@ def test_item_i_is_the_same_in_any_order_and_in_another_process():
     forward = [digest(env.open("constructure", seed=5)[i]) for i in indices]
     backward = [digest(env.open("constructure", seed=5)[i]) for i in reversed(indices)][::-1]
     assert forward == backward
-    tests = os.path.dirname(__file__)
-    script = ("import json, sys\nsys.path.insert(0, sys.argv[1])\nfrom cogforge import environments as env\n"
-              "from test_environments import digest\n"
-              f"print(json.dumps([digest(env.open('constructure', seed=5)[i]) for i in {indices!r}]))")
-    other = subprocess.run([sys.executable, "-c", script, tests], capture_output=True, text=True,
-                           env={**os.environ, "PYTHONHASHSEED": "321"}, check=True)
-    assert json.loads(other.stdout) == forward
+    assert digests_in_another_process("constructure", 5, indices, hash_seed="321") == forward
     assert digest(env.open("constructure", seed=6)[7]) != forward[2], "another seed, another item"
     item = env.open("constructure", seed=5)[10**9]
     assert item["id"] == f"constructure-{TASKS[10**9 % 4]}-stream-{10**9 // 4}" and item["answer"] not in item["id"]
@@ -122,11 +113,7 @@ def test_a_stream_never_yields_what_the_release_holds(constructure_release):
     held = env.Exclusion.of(constructure_release, hooks)
     assert len(held.content) == sum(1 for _ in iter_rows(constructure_release)) == len(held.units)
     kept = env.open("constructure", seed=0, exclude=constructure_release)
-    for i in range(600):  # each item's keys computed here from what it shows, its image bytes included
-        item = kept[i]
-        names = [f"images/{hashlib.sha256(png).hexdigest()}.png" for png in item["images"]]
-        assert env.content_key(item["question"], names, item["options"]) not in held.content, item["id"]
-        assert hashlib.sha256(hooks.stream_unit(item).encode()).hexdigest() not in held.units, item["id"]
+    assert_kept_out(kept, held, hooks, 600)
     assert kept.refused > 0, "without the exclusion the stream would have yielded released questions"
     # the release asks concretization at nearly every level of every chain of 2 to 5 concepts:
     # beside it, a longer chain still has questions left (about concepts far above the picture)
