@@ -43,6 +43,16 @@ def test_relations():
     assert circ.relation(tree, "R1", "L3") == "neither"
     tree2 = ("series", [("parallel", [P("L1", "lamp", 2), P("L3", "lamp", 4)])])
     assert circ.relation(tree2, "L1", "L3") == "parallel"
+    # instruments and switches are not connections: a voltmeter across L3 (the audit's case), an
+    # ammeter or a switch in a branch leave L2 and L3 in parallel, and L1 and L2 in series
+    meters = ("series", [P("L1", "lamp", 3), ("parallel", [P("L2", "lamp", 4), ("parallel", [
+        ("series", [P("L3", "lamp", 4), P("S1", "switch", closed=False)]), P("V1", "voltmeter")])]),
+        P("A1", "ammeter")])
+    assert circ.relation(meters, "L2", "L3") == "parallel"
+    assert circ.relation(meters, "L1", "L2") == "neither" and circ.relation(meters, "L1", "L3") == "neither"
+    chain = ("series", [("parallel", [P("L1", "lamp", 2), P("V1", "voltmeter")]), P("A1", "ammeter"),
+                        P("L2", "lamp", 3)])
+    assert circ.relation(chain, "L1", "L2") == "series"
 
 
 def test_a_shorted_source_is_reported():

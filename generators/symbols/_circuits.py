@@ -233,9 +233,32 @@ def meter_signs(tree, polarity: int = 1) -> dict[str, int]:
     return {p.name: 1 if polarity > 0 else -1 for p in parts(tree) if p.kind in ("ammeter", "voltmeter")}
 
 
+def connections(node):
+    """The tree as its loads are connected, which is what "in series" and "in parallel"
+    ask about: switches are part of the wiring (a connection does not change with a
+    switch's state), a voltmeter across a part and an ammeter in a line are instruments,
+    not connections (an ideal voltmeter draws no current, an ideal ammeter drops no
+    voltage); then a node of one child is that child, and a node inside another of its
+    kind is spliced into it. None: nothing is left."""
+    if isinstance(node, Part):
+        return node
+    kind, kept = node[0], []
+    for child in node[1]:
+        if isinstance(child, Part) and (child.kind == "switch" or child.kind == {"parallel": "voltmeter",
+                                                                                "series": "ammeter"}[kind]):
+            continue
+        child = connections(child)
+        if child is None:
+            continue
+        kept += child[1] if not isinstance(child, Part) and child[0] == kind else [child]
+    return None if not kept else kept[0] if len(kept) == 1 else (kind, kept)
+
+
 def relation(tree, a: str, b: str) -> str:
     """"series" when a and b are children of one series node (same current), "parallel"
-    when they are single-part branches of one parallel node (same voltage), else "neither"."""
+    when they are single-part branches of one parallel node (same voltage), else "neither";
+    of the tree as its loads are connected (:func:`connections`: a voltmeter across L3
+    leaves L3 a single-part branch)."""
     def walk(n):
         if isinstance(n, Part):
             return None
@@ -247,7 +270,7 @@ def relation(tree, a: str, b: str) -> str:
             if found:
                 return found
         return None
-    return walk(tree) or "neither"
+    return walk(connections(tree)) or "neither"
 
 
 # --------------------------------------------------------------------------- drawing
