@@ -121,8 +121,10 @@ def check_media(build: Build) -> CheckResult:
                     out.findings.append(Finding("error", "media", rel, f"size {image.size}, expected {size}"))
                 if mode and image.mode != mode:
                     out.findings.append(Finding("error", "media", rel, f"mode {image.mode}, expected {mode}"))
-                if max(ImageStat.Stat(image.convert("RGB")).stddev) < BLANK_STDDEV:
+                rgb = image.convert("RGB")
+                if max(ImageStat.Stat(rgb).stddev) < BLANK_STDDEV:
                     out.findings.append(Finding("error", "media", rel, "image is blank (one flat colour)"))
+                _PRINTS.setdefault((path, path.stat().st_mtime), _thumbprint(rgb))  # decoded once per QC run
         except (UnidentifiedImageError, OSError, SyntaxError) as err:
             out.findings.append(Finding("error", "media", rel, f"does not decode: {err}"))
     out.stats = {"images": sum(seen_sizes.values()), "size_mode": dict(seen_sizes)}
@@ -132,13 +134,24 @@ def check_media(build: Build) -> CheckResult:
 # --------------------------------------------------------------------------- duplicates
 
 
-@cache
-def _fingerprint(path: Path, mtime: float) -> np.ndarray:
+_PRINTS: dict[tuple[Path, float], np.ndarray] = {}  # (path, mtime) -> fingerprint; check_media fills it as it decodes
+
+
+def _thumbprint(rgb) -> np.ndarray:
     from PIL import Image
 
-    with Image.open(path) as image:
-        thumb = image.convert("RGB").resize((FINGERPRINT_SIDE, FINGERPRINT_SIDE), Image.BOX)
+    thumb = rgb.resize((FINGERPRINT_SIDE, FINGERPRINT_SIDE), Image.BOX)
     return np.asarray(thumb, dtype=np.int16).reshape(-1)
+
+
+def _fingerprint(path: Path, mtime: float) -> np.ndarray:
+    """An image's FINGERPRINT_SIDE x FINGERPRINT_SIDE colour thumbnail, decoded once per process."""
+    from PIL import Image
+
+    if (path, mtime) not in _PRINTS:
+        with Image.open(path) as image:
+            _PRINTS[path, mtime] = _thumbprint(image.convert("RGB"))
+    return _PRINTS[path, mtime]
 
 
 def near_duplicate_pairs(paths: list[Path]) -> tuple[list[tuple[Path, Path, int]], int | None]:
