@@ -276,13 +276,16 @@ class Ledger:
         s, a = self.shown[name], self.answered[name]
         if _outside(s + 1, a + answer, self.p) and abs(a + answer - (s + 1) * self.p) > abs(a - s * self.p):
             return OUT_OF_BOUND
+        # the ledger after the showing, read without changing it: the text leaves band b0 (all
+        # its s showings and a answers) and joins band b1 with one showing more
+        b0, b1 = _band(s), _band(s + 1)
+        shown, answered = self.band_shown, self.band_answered
         before = self._cost(s, a)
-        self.add(name, answer)
-        after = self._cost(s + 1, a + answer)
-        moved = _band(s) != _band(s + 1)
-        old_band = self._z2(self.band_shown[_band(s)], self.band_answered[_band(s)]) if moved else 0.0
-        self.add(name, answer, -1)
-        new_band = self._z2(self.band_shown[_band(s + 1)], self.band_answered[_band(s + 1)]) if moved else 0.0
+        if b0 == b1:
+            return self._z2(s + 1, a + answer) + BAND_WEIGHT * self._z2(shown[b1] + 1, answered[b1] + answer) - before
+        after = self._z2(s + 1, a + answer) + BAND_WEIGHT * self._z2(shown[b1] + s + 1, answered[b1] + a + answer)
+        old_band = self._z2(shown[b0] - s, answered[b0] - a)
+        new_band = self._z2(shown[b1], answered[b1])
         return after - before + BAND_WEIGHT * (old_band - new_band)
 
     def ranks(self, names: list[str], answer: str, new: str) -> tuple[int, int]:
