@@ -431,13 +431,31 @@ def ray_cluster():
     sigterm = signal.getsignal(signal.SIGTERM)
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     signal.signal(signal.SIGTERM, sigterm)
+    _RAY_CLUSTERS.append(cluster)
     try:
         cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
         yield cluster
     finally:
-        ray.shutdown()  # a driver a failed test left connected
-        cluster.shutdown()
+        _stop_ray_clusters()
+
+
+_RAY_CLUSTERS: list = []  # the session's cluster while it runs
+
+
+def _stop_ray_clusters() -> None:
+    import ray
+
+    ray.shutdown()  # a driver a failed test left connected
+    while _RAY_CLUSTERS:
+        _RAY_CLUSTERS.pop().shutdown()
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """The cluster's nodes (raylets, GCS, agents) stop with the "ray" group, the one group
+    that uses them, rather than idling beside the rest of the run on the same two cores."""
+    if _RAY_CLUSTERS and group_of(item.nodeid) == "ray" and (nextitem is None or group_of(nextitem.nodeid) != "ray"):
+        _stop_ray_clusters()
 
 
 # --------------------------------------------------------------------------- a tiny diffusers model
