@@ -33,6 +33,23 @@ def test_liquid_pour_conserves_area_and_the_twin_leaves_juice_behind():
     assert family.answer(family.twin(twin)) == "Yes"
 
 
+def test_while_it_pours_the_juice_not_yet_poured_is_in_the_tilted_glass():
+    """Frame 2 adds up: what the right glass has not received lies in the tilted glass, at its
+    mouth (a No item's glass was drawn empty there, then held juice again in frame 3)."""
+    family = LiquidPour()
+    for left_behind in (0.0, 0.4):
+        params = {"seed": 5, "w1": 100, "w2": 150, "level": 170, "glass1": 215, "glass2": 190,
+                  "left_behind": left_behind}
+        juice = family._tilted_juice(params)
+        received = family._levels(params, 1)[1] * params["w2"]
+        assert juice.area == pytest.approx(100 * 170 - received, rel=1e-3)
+        _outer, inner, lip = family._tilted(params)
+        assert juice.bounds[3] == pytest.approx(max(y for _x, y in inner))  # it lies at the lowest point
+        box = family.causal_box(params)  # the twins differ there too, inside the declared region
+        assert box[1] <= juice.bounds[1] and juice.bounds[2] <= box[2]
+    assert "Juice is poured from the left glass" in family.question(params)
+
+
 def test_length_sticks_shortened_stick_still_sticks_out_further():
     family = LengthSticks()
     control = {"seed": 1, "length": 300, "x0": 60, "shift": 140, "thickness": 20, "shortened": 0.2}

@@ -14,7 +14,8 @@ is a judgement about a transformation, not about one picture.
   counts the candy discs of the last frame's two rows (a shapely union of the drawn
   discs, one polygon per candy) instead of reading the removal parameter.
 * ``liquid-pour`` (Piaget's beakers): a glass of inner width w1 holds juice to level h;
-  it is poured into an empty glass of width w2 != w1. For rectangular glasses the area
+  it is poured into an empty glass of width w2 != w1 (in frame 2 the juice not yet poured lies
+  in the tilted glass, at its mouth). For rectangular glasses the area
   is conserved exactly, so the new level is h * w1 / w2 (taller in a narrow glass,
   lower in a wide one). "Is there now as much juice in the second glass as there was in
   the first glass at the start?" Yes. The twin leaves a fraction (30 to 45%) of the
@@ -195,7 +196,7 @@ class LiquidPour(Family):
         return params["left_behind"] or round(0.3 + (params["seed"] % 16) / 100, 2)
 
     def question(self, params: dict) -> str:
-        return ("The juice of the left glass is poured into the right glass. Is there now as much juice in the "
+        return ("Juice is poured from the left glass into the right glass. Is there now as much juice in the "
                 "right glass as there was in the left glass at the start?")
 
     def answer(self, params: dict) -> str:
@@ -270,10 +271,30 @@ class LiquidPour(Family):
         return min(y for _x, y in outer) >= 10 and min(x for x, _y in outer) >= 10 and \
             max(x for x, _y in outer) <= SIZE[0] - 10 and Polygon(outer).distance(right) >= 8
 
+    def _tilted_juice(self, params: dict):
+        """The juice still in the left glass while it pours (frame 2), as a shapely polygon:
+        what the right glass has not yet received, w1 * h * (1 + f) / 2 of area, lying level
+        in the glass's lowest part, at its mouth (the juice of every frame adds up)."""
+        from shapely.geometry import Polygon, box
+
+        _outer, inner, _lip = self._tilted(params)
+        glass = Polygon(inner)
+        area = params["w1"] * params["level"] * (1 + params["left_behind"]) / 2
+        top, bottom = glass.bounds[1], glass.bounds[3]
+        for _ in range(40):  # bisect the juice surface's height
+            surface = (top + bottom) / 2
+            if glass.intersection(box(0, surface, SIZE[0], SIZE[1])).area > area:
+                top = surface
+            else:
+                bottom = surface
+        return glass.intersection(box(0, (top + bottom) / 2, SIZE[0], SIZE[1]))
+
     def _draw_tilted(self, draw, params, juice_colour):
         outer, inner, lip = self._tilted(params)
         draw.polygon(outer, fill=(120, 150, 170))
         draw.polygon(inner, fill=(232, 242, 248))
+        draw.polygon([(round(x, 2), round(y, 2)) for x, y in self._tilted_juice(params).exterior.coords],
+                     fill=juice_colour)
         stream_bottom = _FLOOR - _WALL - self._levels(params, 1)[1]
         draw.rectangle([lip[0] - 4, lip[1], lip[0] + 6, stream_bottom], fill=juice_colour)
 
@@ -297,8 +318,10 @@ class LiquidPour(Family):
 
     def causal_box(self, params: dict) -> tuple[int, int, int, int]:
         x1, x2 = self._glass_x(params)
-        top = min(_FLOOR - params["glass1"], _FLOOR - params["glass2"])
-        return (math.floor(x1 - params["w1"] / 2), top, math.ceil(x2 + params["w2"] / 2), _FLOOR - _WALL)
+        outer, _inner, _lip = self._tilted(params)  # the juice still in it while it pours
+        top = min(_FLOOR - params["glass1"], _FLOOR - params["glass2"], *(y for _x, y in outer))
+        right = max(x2 + params["w2"] / 2, *(x for x, _y in outer))
+        return (math.floor(x1 - params["w1"] / 2), math.floor(top), math.ceil(right), _FLOOR - _WALL)
 
     def margin(self, params: dict) -> float | None:
         return params["left_behind"] or None  # a No item lacks this fraction of the juice
