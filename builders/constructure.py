@@ -288,15 +288,6 @@ class Ledger:
         new_band = self._z2(shown[b1], answered[b1])
         return after - before + BAND_WEIGHT * (old_band - new_band)
 
-    def ranks(self, names: list[str], answer: str, new: str) -> tuple[int, int]:
-        """Is the answer the rarest, is it the commonest of ``names`` once ``new`` is shown too?
-
-        Ties break by text as QC's heuristics break them.
-        """
-        shown = {n: self.shown[n] + (n == new) for n in names}
-        return (int(max(names, key=lambda n: (-shown[n], n)) == answer),
-                int(max(names, key=lambda n: (shown[n], n)) == answer))
-
     def rank_delta(self, rarest: int, commonest: int) -> float:
         """How the cost of "pick the rarest / commonest option" changes with one more question."""
         def cost(q: int, r: int, c: int) -> float:
@@ -449,24 +440,44 @@ def _fill(slot: Slot, ledger: Ledger, rng: random.Random) -> float | None:
     """Fill the slot's roles, each with the name whose showing lowers the ledger's cost most.
 
     Returns the cost added, or None (slot left empty) when two roles could only share a name.
+    The ledger stays as it is while one role's candidates are priced, so a price is computed
+    once per (showings, answers) of a candidate and once per pair of frequency ranks.
     """
     added = 0.0
     roles = sorted(slot.pools, key=lambda r: len(slot.pools[r]) > 1)
     for k, role in enumerate(roles):
         answer, last = role == slot.answer, k == len(roles) - 1
-        taken = {wordnet.name_key(name) for _, name in slot.chosen.values()}
+        taken = {_key(name) for _, name in slot.chosen.values()}
+        # How the question's frequency ranks read with the options chosen so far: exact
+        # for the last role (and counted), for an earlier one a guide only (a candidate
+        # rarer than the answer already keeps it from being the rarest).
+        ranked = answer or slot.answer in slot.chosen
+        if ranked:
+            others = [(ledger.shown[n], n) for _, n in slot.chosen.values()]
+            # the rarest (fewest showings, ties to the later text) and the commonest so far
+            rare = max(others, key=lambda t: (-t[0], t[1])) if others else None
+            common = max(others) if others else None
+            keyed = None if answer else slot.chosen[slot.answer][1]
+        prices: dict[tuple[int, int], float] = {}
+        guides: dict[tuple[int, int], float] = {}
         scored = []
         for node, name in slot.pools[role]:
-            if wordnet.name_key(name) in taken:
+            if _key(name) in taken:
                 continue
-            delta, guide, ranks = ledger.delta(name, answer), 0.0, None
-            # How the question's frequency ranks read with the options chosen so far: exact
-            # for the last role (and counted), for an earlier one a guide only (a candidate
-            # rarer than the answer already keeps it from being the rarest).
-            if answer or slot.answer in slot.chosen:
-                names = [n for _, n in slot.chosen.values()] + [name]
-                ranks = ledger.ranks(names, name if answer else slot.chosen[slot.answer][1], name)
-                guide = ledger.rank_delta(*ranks)
+            s, a = ledger.shown[name], ledger.answered[name]
+            delta = prices.get((s, a))
+            if delta is None:
+                delta = prices[s, a] = ledger.delta(name, answer)
+            guide, ranks = 0.0, None
+            if ranked:
+                mine = (s + 1, name)
+                rarest = name if rare is None or (-mine[0], name) > (-rare[0], rare[1]) else rare[1]
+                commonest = name if common is None or mine > common else common[1]
+                right = name if answer else keyed
+                ranks = (int(rarest == right), int(commonest == right))
+                guide = guides.get(ranks)
+                if guide is None:
+                    guide = guides[ranks] = ledger.rank_delta(*ranks)
             scored.append((delta + guide, rng.random(), (node, name), delta, ranks))
         if not scored:
             _empty(slot, ledger)
@@ -477,6 +488,11 @@ def _fill(slot: Slot, ledger: Ledger, rng: random.Random) -> float | None:
     slot.ranks = ranks
     ledger.count(ranks)
     return added
+
+
+@functools.lru_cache(maxsize=None)
+def _key(name: str) -> str:
+    return wordnet.name_key(name)
 
 
 def assign(slots: list[Slot], ledger: Ledger, rng: random.Random, sweeps: int = SWEEPS,
