@@ -130,6 +130,8 @@ class Graph:
         self.uppers_at: dict[int, list[str]] = {}  # filled once the chains are known
         self.chain_concepts: list[str] = []  # likewise
         self._pools: dict[tuple, list[str]] = {}
+        self._names: dict[str, str] = {}
+        self._showable: dict[str, bool] = {}
 
     def anc(self, node: str) -> frozenset:
         if node not in self._anc:
@@ -150,11 +152,18 @@ class Graph:
         return self.is_a(x, o) or self.is_a(o, x)
 
     def name(self, node: str) -> str:
-        return self.isa.graph.nodes[node]["name"]
+        name = self._names.get(node)
+        if name is None:
+            name = self._names[node] = self.isa.graph.nodes[node]["name"]
+        return name
 
     def senses(self, name: str) -> list[str]:
         """Every noun synset a reader may take a displayed name to mean."""
         return self.isa.senses(name)
+
+    def chain_concepts_under(self, node: str) -> list[str]:
+        """The chains' concepts that are kinds of ``node`` (not ``node`` itself)."""
+        return self.pool(("under", node), lambda: [c for c in self.chain_concepts if node in self.anc(c)])
 
     def pool(self, key: tuple, make) -> list[str]:
         """A role's candidate list, made once per key (chains that share it share the list)."""
@@ -165,7 +174,10 @@ class Graph:
     def showable(self, node: str) -> bool:
         """False when every lemma is a missing-value string for table readers (nan.n.01: "nan"),
         or when the node under its displayed name is offensive (:meth:`offensive`)."""
-        return wordnet.name_key(self.name(node)) not in self._na and not self.offensive(node)
+        ok = self._showable.get(node)
+        if ok is None:
+            ok = self._showable[node] = wordnet.name_key(self.name(node)) not in self._na and not self.offensive(node)
+        return ok
 
     wordnet_dir: str | None = None  # the build's WordNet folder (None: the default)
 
@@ -366,9 +378,8 @@ def role_pools(graph: Graph, task: str, chain: tuple[str, ...], i: int) -> tuple
         # Negative lower: a concept below the current one outside x's lineage: its
         # children, or other chains' concepts below it (answers elsewhere).
         negative = graph.pool(("negative lower", chain[i], x), lambda: [
-            c for c in graph.children.get(chain[i], []) + graph.chain_concepts
-            if c != chain[i] and (c in graph.children.get(chain[i], []) or chain[i] in graph.anc(c))
-            and not graph.lineage(x, c)])
+            c for c in graph.children.get(chain[i], []) + graph.chain_concepts_under(chain[i])
+            if c != chain[i] and not graph.lineage(x, c)])
         # The upper role may also take a second negative lower: the chain's top concepts
         # are never the answer here, and shown in every question they would be a cue.
         return {"current": [chain[i]], "upper": (list(chain[:i]) or [up]) + negative,
@@ -379,7 +390,7 @@ def role_pools(graph: Graph, task: str, chain: tuple[str, ...], i: int) -> tuple
         nephews = [c for s in siblings for c in graph.children.get(s, [])]
         # Other chains' concepts under the same parent share it as a common ancestor
         # too; offering them lets a concept that is a distractor elsewhere be the answer.
-        cousins = [c for c in graph.chain_concepts if up in graph.anc(c)]
+        cousins = graph.chain_concepts_under(up)
         return [b for b in siblings + nephews + cousins if not graph.lineage(x, b) and not graph.lineage(chain[i], b)]
 
     # The distractors are x's own lineage: upper-level concepts above the current one,
@@ -461,24 +472,25 @@ def _fill(slot: Slot, ledger: Ledger, rng: random.Random) -> float | None:
         prices: dict[tuple[int, int], float] = {}
         guides: dict[tuple[int, int], float] = {}
         scored = []
-        for node, name in slot.pools[role]:
+        shown, answered, draw = ledger.shown.get, ledger.answered.get, rng.random
+        for entry in slot.pools[role]:
+            name = entry[1]
             if _key(name) in taken:
                 continue
-            s, a = ledger.shown[name], ledger.answered[name]
+            s, a = shown(name, 0), answered(name, 0)
             delta = prices.get((s, a))
             if delta is None:
                 delta = prices[s, a] = ledger.delta(name, answer)
             guide, ranks = 0.0, None
             if ranked:
-                mine = (s + 1, name)
-                rarest = name if rare is None or (-mine[0], name) > (-rare[0], rare[1]) else rare[1]
-                commonest = name if common is None or mine > common else common[1]
+                rarest = name if rare is None or (-s - 1, name) > (-rare[0], rare[1]) else rare[1]
+                commonest = name if common is None or (s + 1, name) > common else common[1]
                 right = name if answer else keyed
                 ranks = (int(rarest == right), int(commonest == right))
                 guide = guides.get(ranks)
                 if guide is None:
                     guide = guides[ranks] = ledger.rank_delta(*ranks)
-            scored.append((delta + guide, rng.random(), (node, name), delta, ranks))
+            scored.append((delta + guide, draw(), entry, delta, ranks))
         if not scored:
             _empty(slot, ledger)
             return None
