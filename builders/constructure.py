@@ -44,7 +44,7 @@ from pydantic import Field, model_validator
 
 from tqdm import tqdm
 
-from cogforge.builders._filtering import filter_shortcuts
+from cogforge.builders._filtering import SMALL_TASK, filter_shortcuts
 from cogforge import __version__
 from cogforge.core.buildio import BuildWriter
 from cogforge.core.config import SPLIT_NAMES, Schema, check_splits, load
@@ -795,20 +795,30 @@ def statistics(items: list[Item], chains: list[tuple[str, ...]], split_of: dict[
 
 
 # --------------------------------------------------------------------------- streams
-# The hooks of `cogforge.environments`: item ``index`` of a task drawn from (seed, task,
-# index, attempt) alone. A draw takes a chain (the last ``chain_length`` concepts of an
-# imaged concept's tree path), a question level, and for multiple choice one question
-# slot (:func:`question_slot`, each role's pool cut to what :func:`judge` accepts) with
-# every free role filled at random; the filled question is judged again as the build
-# judges it. The build's whole-task balancing (:class:`Ledger`, :func:`filter_shortcuts`)
-# has no per-item form: here atomic questions are Yes or No with even odds, and a free
-# role's candidates are weighted by how often the default draw shows each concept in
-# the opposite role (:func:`_fixed_showings`), which balances option texts in
-# expectation only in part: blind heuristics beat chance on a stream by more than on a
-# build (common ancestor most, whose distractors are always the picture's lineage).
+# The hooks of `cogforge.environments`: item ``index`` of a task from (seed, task, index,
+# attempt) alone.
+#
+# Atomic questions are drawn one at a time: a chain (the last ``chain_length`` concepts of
+# an imaged concept's tree path), a level, then Yes or No with even odds.
+#
+# Multiple-choice questions come from a *bank*. The world is finite (every question is
+# about one pictured concept and one concept of its lineage), and what keeps a blind
+# reader at chance is a balance over a whole task (:class:`Ledger`, :func:`filter_shortcuts`),
+# which no per-item draw has: drawn one at a time, common-ancestor distractors are the
+# picture's own lineage and never its answers, and a text prior learned from the stream
+# answered half of them. So a stream's bank holds every question its draw can ask (one
+# per pictured concept and asked concept, the unit a release excludes by), filled by the
+# build's own ledger and blind-heuristic filter, once per process; the stream then goes
+# through the bank in a fresh seeded order each pass (an *epoch*), so every window of one
+# epoch is a sample without repeats of a balanced set, and draws each item's option order
+# (so answer positions are uniform per item). Item ``i`` is entry ``perm_e[i mod n]`` of
+# the bank, epoch ``e = i // n``: random access in constant time once the bank is filled.
 
-_STREAM_TRIES = 200  # draws of one item before a knob setting is declared to have no valid question
+_STREAM_TRIES = 200  # draws of one atomic item before a knob setting is declared to have no valid question
 _FIRST_LEVEL = {"atomic": (0, 0), "abstraction": (1, 0), "concretization": (0, 1), "common-ancestor": (1, 0)}
+# A bank that the filter cuts below SMALL_TASK questions is judged at this many standard
+# errors of chance (as the symbols' small tasks are), not at the task-wide margin.
+_BANK_NOISE = 1.5
 
 
 @dataclass(frozen=True, eq=False)  # hashed by identity: one per process and config
@@ -817,9 +827,8 @@ class _StreamWorld:
     sources: dict[str, tuple[str, str]]
     by_length: dict[int, list[tuple[str, ...]]]  # chain length -> chains, by image concept
     chains: list[tuple[str, ...]]  # every chain of every length
-    longest: list[tuple[str, ...]]  # each image concept's longest chain, for the default draw
+    longest: list[tuple[str, ...]]  # each image concept's longest chain (every other is a suffix of one)
     unrelated: list[str]  # "No" pictures: the image concepts of the chains
-    recurring: dict[str, dict[str, float]]  # per task, how often its fixed roles show each concept
 
 
 @functools.lru_cache(maxsize=4)
@@ -845,24 +854,7 @@ def _stream_world(wordnet_dir: str | None, photo_dirs: tuple[str, ...], visual: 
             graph.uppers_at.setdefault(len(isa.tree_path(node)), []).append(node)
     graph.uppers_at = {d: sorted(set(v)) for d, v in graph.uppers_at.items()}
     graph.chain_concepts = sorted({n for chain in chains for n in chain})
-    recurring = {task: _fixed_showings(longest, task) for task in TASKS}
-    return _StreamWorld(graph, sources, by_length, chains, longest, sorted({c[-1] for c in chains}), recurring)
-
-
-def _fixed_showings(longest: list[tuple[str, ...]], task: str) -> dict[str, float]:
-    """How often the default draw shows each concept in the task's fixed role that the free
-    roles must match: the answer (abstraction: the parent of the asked concept;
-    concretization: its child), or the asked concept itself (common ancestor, whose free
-    role is the answer)."""
-    first, last = _FIRST_LEVEL[task]
-    step = {"abstraction": 1, "concretization": -1}.get(task, 0)
-    out: dict[str, float] = {}
-    for path in longest:
-        distances = range(last, len(path) - first)
-        for distance in distances:
-            node = path[-1 - distance - step]
-            out[node] = out.get(node, 0.0) + 1 / len(distances)
-    return out
+    return _StreamWorld(graph, sources, by_length, chains, longest, sorted({c[-1] for c in chains}))
 
 
 def _world(config: dict) -> _StreamWorld:
@@ -904,117 +896,175 @@ def stream_knobs(config: dict) -> dict[str, dict[str, tuple[int, ...]]]:
 
 @functools.lru_cache(maxsize=16)
 def _feasible_levels(world: _StreamWorld, task: str) -> tuple[int, ...]:
-    """The levels at which some chain has a question (common ancestor: with a brother
-    that other questions show, see :func:`_stream_question`)."""
-    def askable(chain: tuple[str, ...], level: int) -> bool:
-        if task == "atomic":
-            return True
-        slot = _stream_slot(world, task, chain, level)
-        return slot is not None and (task != "common-ancestor"
-                                     or any(world.recurring[task].get(n) for n, _ in slot.pools[slot.answer]))
+    """The levels at which some chain has a question."""
     levels = sorted({lv for n in world.by_length for lv in _levels(task, n)})
-    return tuple(lv for lv in levels if any(askable(c, lv) for c in _chains_with_level(world, task, lv)))
+    if task == "atomic":
+        return tuple(levels)
+    return tuple(lv for lv in levels if any(_stream_slot(world, task, c, lv) is not None
+                                            for c in world.chains if lv in _levels(task, len(c))))
 
 
-@functools.lru_cache(maxsize=256)
-def _chains_with_level(world: _StreamWorld, task: str, level: int) -> list[tuple[str, ...]]:
-    return [c for c in world.chains if level in _levels(task, len(c))]
+def _check_knobs(task: str, difficulty: dict) -> None:
+    length, level = difficulty.get("chain_length"), difficulty.get("level")
+    if length is not None and level is not None and level not in _levels(task, length):
+        levels = _levels(task, length)
+        raise UserError(f"constructure {task}: level {level} needs a chain longer than chain_length {length} "
+                        f"(levels {levels.start} to {levels.stop - 1})")
 
 
 def _draw_chain(world: _StreamWorld, task: str, rng: random.Random, difficulty: dict) -> tuple[tuple[str, ...], int]:
-    """A chain and the level of the concept asked about.
+    """An atomic question's chain and the level of the concept asked about.
 
     With no knob: a pictured concept, then how far above it the asked concept is (every
-    distance its visual path and the task allow, evenly), then the chain's length (every
-    length that holds both, evenly). With ``chain_length``: a chain of that length, then a
-    level; with ``level``: a chain long enough for it."""
+    distance its visual path allows, evenly), then the chain's length (every length that
+    holds both, evenly). With ``chain_length``: a chain of that length, then a level; with
+    ``level``: a chain long enough for it."""
     if not difficulty:
         path = rng.choice(world.longest)
-        first, last = _FIRST_LEVEL[task]
-        distance = rng.choice(range(last, len(path) - first))  # asked concept's steps above the picture
-        length = rng.choice(range(max(2, distance + 1 + first), len(path) + 1))
+        distance = rng.randrange(len(path))  # the asked concept's steps above the picture
+        length = rng.choice(range(max(2, distance + 1), len(path) + 1))
         return path[-length:], length - 1 - distance
+    _check_knobs(task, difficulty)
     if "chain_length" in difficulty:
         pool = world.by_length[difficulty["chain_length"]]
     else:
-        pool = _chains_with_level(world, task, difficulty["level"])
+        pool = [c for c in world.chains if difficulty["level"] < len(c)]
     chain = rng.choice(pool)
-    levels = _levels(task, len(chain))
-    if "level" in difficulty:
-        if difficulty["level"] not in levels:
-            raise UserError(f"constructure {task}: level {difficulty['level']} needs a chain longer than "
-                            f"chain_length {len(chain)} (levels {levels.start} to {levels.stop - 1})")
-        return chain, difficulty["level"]
-    return chain, rng.choice(levels)
+    return chain, difficulty["level"] if "level" in difficulty else rng.choice(_levels(task, len(chain)))
 
 
-def _stream_question(world: _StreamWorld, task: str, rng: random.Random, difficulty: dict) -> tuple[tuple, dict] | None:
-    """One draw: the chain and the question (the build's pending form), or None when the
-    draw has no valid question (a name that cannot be shown, no judged filling)."""
+def _atomic_draw(world: _StreamWorld, rng: random.Random, difficulty: dict) -> tuple[tuple, dict] | None:
+    """One draw of an atomic question, or None when it has none (a name that cannot be
+    shown, no picture that answers No)."""
     graph = world.graph
-    chain, level = _draw_chain(world, task, rng, difficulty)
-    x, top = chain[-1], chain[0]
-    if task == "atomic":
-        concept = chain[level]
-        if not graph.showable(concept):
-            return None
-        question, name = _atomic_question(graph.name(concept)), graph.name(concept)
-        if rng.random() < 0.5:
-            shown, answer = (x if atomic_ok(graph, x, name, True) else None), "Yes"
-        else:
-            shown, answer = _pick(rng, world.unrelated, lambda u: not graph.is_a(u, top)
-                                  and atomic_ok(graph, u, name, False)), "No"
-        if shown is None:
-            return None
-        return chain, {"task": task, "level": level, "image": shown, "question": question, "options": ["Yes", "No"],
-                       "answer": answer, "roles": {"concept": concept}}
-    slot = _stream_slot(world, task, chain, level)
-    if slot is None:
+    chain, level = _draw_chain(world, "atomic", rng, difficulty)
+    x, top, concept = chain[-1], chain[0], chain[level]
+    if not graph.showable(concept):
         return None
-    chosen: dict[str, tuple[str, str]] = {}
-    recurring = world.recurring[task]
-    for role in sorted(slot.pools, key=lambda r: len(slot.pools[r]) > 1):  # fixed roles first, as :func:`_fill`
-        taken = {wordnet.name_key(name) for _, name in chosen.values()}
-        free = [c for c in slot.pools[role] if wordnet.name_key(c[1]) not in taken]
-        if not free:
-            return None
-        # Exposure balance in expectation: where the answer is fixed (abstraction,
-        # concretization) a free distractor takes a concept as often as other questions
-        # have it as their answer; where the distractors are the lineage (common ancestor)
-        # the answer takes a concept as often as other questions show it as theirs.
-        weighed = len(slot.pools[role]) > 1 and (role == slot.answer) == (task == "common-ancestor")
-        weights = [recurring.get(node, 0.0) for node, _ in free] if weighed else []
-        if task == "common-ancestor" and weighed and not any(weights):
-            return None  # a brother no other question shows would be a blind cue
-        chosen[role] = rng.choices(free, weights)[0] if any(weights) else rng.choice(free)
-    roles = [(role, chosen[role][0]) for role in slot.pools]
-    rng.shuffle(roles)
-    texts = [graph.name(n) for _, n in roles]
-    answer = graph.name(chosen[slot.answer][0])
-    if not judge(graph, task, x, top, answer, [t for t in texts if t != answer]):
-        return None
-    return chain, {"task": task, "level": level, "image": x, "question": QUESTIONS[task], "options": texts,
-                   "answer": answer, "roles": dict(roles),
-                   "labels": [_label(graph, task, chain, level, r, n) for r, n in roles]}
-
-
-def stream_item(config: dict, seed: int, task: str, index: int, attempt: int,
-                difficulty: dict) -> tuple[Item, dict[str, bytes]]:
-    """Item ``index`` of ``task``: the first valid draw of a generator keyed by (seed,
-    task, index, attempt, try), written as the build writes its items."""
-    world = _world(config)
-    for tries in range(_STREAM_TRIES):
-        rng = random.Random(f"constructure:stream:{seed}:{task}:{index}:{attempt}:{tries}")
-        drawn = _stream_question(world, task, rng, difficulty)
-        if drawn is not None:
-            break
+    name = graph.name(concept)
+    if rng.random() < 0.5:
+        shown, answer = (x if atomic_ok(graph, x, name, True) else None), "Yes"
     else:
-        raise RuntimeError(f"constructure {task} {difficulty}: no valid question in {_STREAM_TRIES} draws")
-    chain, q = drawn
+        shown, answer = _pick(rng, world.unrelated, lambda u: not graph.is_a(u, top)
+                              and atomic_ok(graph, u, name, False)), "No"
+    if shown is None:
+        return None
+    return chain, {"task": "atomic", "level": level, "image": shown, "question": _atomic_question(name),
+                   "options": ["Yes", "No"], "answer": answer, "roles": {"concept": concept}}
+
+
+def _bank_questions(world: _StreamWorld, task: str, seed: int, difficulty: tuple,
+                    excluded: frozenset) -> list[tuple[tuple[str, ...], Slot]]:
+    """Every question of ``task`` that the knobs allow, one per pictured concept and asked
+    concept, as a slot with its roles' pools (not yet filled), leaving out the units in
+    ``excluded`` (sha256 keys of :func:`stream_unit`). Without a ``chain_length`` the
+    question's chain length is drawn per unit (every length that holds both concepts, in
+    a seeded order, the first with a question)."""
+    knobs = dict(difficulty)
+    first, last = _FIRST_LEVEL[task]
+    out = []
+    for path in world.longest:
+        x = path[-1]
+        for distance in range(last, len(path) - first):
+            asked = path[-1 - distance]
+            if hashlib.sha256(_unit(task, x, asked).encode()).hexdigest() in excluded:
+                continue
+            lengths = [n for n in range(max(2, distance + 1 + first), len(path) + 1)
+                       if knobs.get("chain_length", n) == n and knobs.get("level", n - 1 - distance) == n - 1 - distance]
+            random.Random(f"constructure:stream:{seed}:{task}:{x}:{asked}").shuffle(lengths)
+            for length in lengths:
+                slot = _stream_slot(world, task, path[-length:], length - 1 - distance)
+                if slot is not None:
+                    out.append((path[-length:], Slot(task, len(out), slot.level, slot.answer, slot.pools)))
+                    break
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _bank(world: _StreamWorld, task: str, seed: int, difficulty: tuple, excluded: frozenset) -> list[tuple]:
+    """The stream's questions of ``task``: the bank's slots filled together by the build's
+    :func:`assign` (exposure balance), each judged again, then :func:`filter_shortcuts`
+    (every blind heuristic within the build's margin of chance over the bank). Entries are
+    (chain, question) in chain order, the question's roles in the slot's order."""
+    graph = world.graph
+    units = _bank_questions(world, task, seed, difficulty, excluded)
+    chains = [chain for chain, _ in units]
+    # A knob setting's bank of a few dozen questions (the deepest levels) is too small for
+    # the task-wide thresholds: no question is left out for its cost, and, as QC asks
+    # significance of a task under SMALL_TASK items, none is filtered.
+    small = len(units) < SMALL_TASK
+    filled = assign([slot for _, slot in units], Ledger(), random.Random(f"constructure:stream:{seed}:{task}:{difficulty}"),
+                    drop_cost=math.inf if small else DROP_COST)
+    pending = []
+    for slot in filled:
+        chain = chains[slot.chain]
+        roles = [(role, slot.chosen[role][0]) for role in slot.pools]
+        texts = [graph.name(n) for _, n in roles]
+        answer = graph.name(slot.chosen[slot.answer][0])
+        if judge(graph, task, chain[-1], chain[0], answer, [t for t in texts if t != answer]):
+            pending.append({"task": task, "chain": chain, "level": slot.level, "roles": roles,
+                            "question": QUESTIONS[task], "options": texts, "answer": answer})
+    if small:
+        return pending
+    return filter_shortcuts(pending, random.Random(f"constructure:stream:{seed}:{task}:{difficulty}:filter"),
+                            Counter(), [task], {task: _BANK_NOISE})
+
+
+@functools.lru_cache(maxsize=64)
+def _epoch(size: int, seed: int, task: str, difficulty: tuple, epoch: int) -> list[int]:
+    """The bank's order in one pass."""
+    order = list(range(size))
+    random.Random(f"constructure:stream:{seed}:{task}:{difficulty}:epoch:{epoch}").shuffle(order)
+    return order
+
+
+def stream_bank(config: dict, seed: int, task: str, difficulty: dict, excluded: frozenset = frozenset()) -> list[dict]:
+    """A multiple-choice task's bank (see above): the questions one epoch of the stream
+    goes through, each a dict with ``chain``, ``level``, ``roles``, ``options`` and ``answer``."""
+    _check_knobs(task, difficulty)
+    return _bank(_world(config), task, seed, tuple(sorted(difficulty.items())), excluded)
+
+
+def stream_item(config: dict, seed: int, task: str, index: int, attempt: int, difficulty: dict,
+                excluded: frozenset = frozenset()) -> tuple[Item, dict[str, bytes]]:
+    """Item ``index`` of ``task``, written as the build writes its items. Atomic: the first
+    valid draw of a generator keyed by (seed, task, index, attempt, try). Multiple choice:
+    the bank's entry at ``index`` in its epoch's order (the next one for a later
+    ``attempt``), options in an order keyed by (seed, task, index, attempt). ``excluded``:
+    unit keys the bank leaves out (see ``stream_excluding``)."""
+    world = _world(config)
+    if task == "atomic":
+        for tries in range(_STREAM_TRIES):
+            rng = random.Random(f"constructure:stream:{seed}:{task}:{index}:{attempt}:{tries}")
+            drawn = _atomic_draw(world, rng, difficulty)
+            if drawn is not None:
+                break
+        else:
+            raise RuntimeError(f"constructure {task} {difficulty}: no valid question in {_STREAM_TRIES} draws")
+        chain, q = drawn
+    else:
+        bank = stream_bank(config, seed, task, difficulty, excluded)
+        if not bank:
+            raise UserError(f"constructure {task} {difficulty or ''}: no question is left to stream"
+                            + (" beside the excluded release" if excluded else ""))
+        knobs = tuple(sorted(difficulty.items()))
+        epoch, at = divmod(index, len(bank))
+        entry = bank[_epoch(len(bank), seed, task, knobs, epoch)[(at + attempt) % len(bank)]]
+        chain, roles = entry["chain"], list(entry["roles"])
+        random.Random(f"constructure:stream:{seed}:{task}:{index}:{attempt}").shuffle(roles)
+        graph = world.graph
+        q = {"task": task, "level": entry["level"], "image": chain[-1], "question": QUESTIONS[task],
+             "options": [graph.name(n) for _, n in roles], "answer": entry["answer"], "roles": dict(roles),
+             "labels": [_label(graph, task, chain, entry["level"], r, n) for r, n in roles]}
     path, png = _stream_image(*world.sources[q["image"]])
     item = make_item(world.graph, world.sources, chain, q, item_id=f"{NAME}-{task}-stream-{index}", split="train",
                      split_unit=f"chain-{chain[0]}-{chain[-1]}", image_path=path)
     return item, {path: png}
+
+
+# `cogforge.environments` hands stream_item the release's unit keys: the banks leave them
+# out before they balance what is left, where re-drawing would repeat other entries.
+stream_excluding = True
 
 
 def stream_unit(item: Item | dict) -> str:
@@ -1024,7 +1074,11 @@ def stream_unit(item: Item | dict) -> str:
     same two concepts is one unit."""
     meta, task = (item.meta, item.task) if isinstance(item, Item) else (item["meta"], item["task"])
     asked = meta["concept"]["id"] if task == "atomic" else meta["chain"][meta["question_level"]]["id"]
-    return f"{task}:{meta['image_concept']['id']}:{asked}"
+    return _unit(task, meta["image_concept"]["id"], asked)
+
+
+def _unit(task: str, pictured: str, asked: str) -> str:
+    return f"{task}:{pictured}:{asked}"
 
 
 def load_stream_config() -> dict:

@@ -591,6 +591,13 @@ def bench_streams(work: Path) -> list[tuple[str, str]]:
         environments.open(name, seed=2)[10**9]
         rows.append((f"stream {name}: seconds to open a stream and make item 10^9 (target < 1 s)",
                      f"{time.perf_counter() - started:.3f}"))
+    # CONSTRUCTURE's multiple-choice items come from a bank filled once per process, seed and
+    # knobs (builders/constructure.py, "streams"): its first item pays for the filling
+    for task in ("abstraction", "concretization", "common-ancestor"):
+        started = time.perf_counter()
+        environments.open("constructure", task=task, seed=3)[10**9]
+        rows.append((f"stream constructure: seconds to fill a new seed's {task} bank and make item 10^9",
+                     f"{time.perf_counter() - started:.3f}"))
     return rows
 
 

@@ -1,6 +1,7 @@
 """CONSTRUCTURE as a training stream (cogforge/environments): item i from (seed, task, i)
 alone, every item re-judged by QC's independent check and scored by the benchmark's own
-judge, the chain-length and level knobs, and a stream kept out of the real release."""
+judge, QC's blind baselines at chance on the stream, the banks' epochs, the chain-length
+and level knobs, and a stream kept out of the real release."""
 
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ def test_every_task_streams_with_its_knobs():
         assert knobs[task]["chain_length"] == tuple(range(2, 12))  # the build's 3 to 5 among them
     assert knobs["atomic"]["level"] == tuple(range(0, 11)) and knobs["abstraction"]["level"] == tuple(range(1, 11))
     assert knobs["concretization"]["level"] == tuple(range(0, 10))
-    # the two 10- and 11-concept chains have no common-ancestor question at their deepest levels
-    assert knobs["common-ancestor"]["level"] == tuple(range(1, 9))
+    # the 10- and 11-concept chains have no common-ancestor question at their deepest level
+    assert knobs["common-ancestor"]["level"] == tuple(range(1, 10))
 
 
 def test_item_i_is_the_same_in_any_order_and_in_another_process():
@@ -84,6 +85,55 @@ def test_the_verifier_agrees_with_the_key_and_qc_rejudges_every_item():
     assert result.stats["items_checked"] == 800
 
 
+def stream_build(seed: int, items: int) -> "Build":
+    """The first ``items`` items of every task as QC reads a build."""
+    from cogforge.builders import constructure
+    from cogforge.qc.core import Build
+
+    kept = []
+    for task in TASKS:
+        stream = env.open("constructure", task=task, seed=seed)
+        for i in range(items):
+            item = stream[i]
+            kept.append(Item(**{k: v for k, v in item.items() if k not in ("index", "images")},
+                             images=[f"images/{hashlib.sha256(png).hexdigest()}.png" for png in item["images"]]))
+    return Build(Path("stream"), {"benchmark": "constructure", "config": constructure.load_config()}, kept, [], [])
+
+
+def test_blind_baselines_stay_at_chance_on_the_stream():
+    """QC's own shortcuts check on the first 1,000 items of every task: no baseline that
+    reads only the options and the question (answer priors learned from the stream itself,
+    option frequency, length, ...) is an error. Drawn one at a time, common-ancestor
+    distractors were the picture's lineage, and the answer prior scored 0.49 against 0.25."""
+    from cogforge.qc.checks import check_shortcuts
+
+    result = check_shortcuts(stream_build(11, 1000))
+    assert not [f for f in result.findings if f.severity == "error"], result.findings
+    rows = [r for r in result.stats["baselines"] if r["stratum"] != "atomic"]
+    assert len({r["stratum"] for r in rows}) == 3 and len(rows) > 60
+    assert all(r["accuracy"] <= r["chance"] + 0.05 for r in rows), max(rows, key=lambda r: r["accuracy"] - r["chance"])
+
+
+def test_an_epoch_goes_through_the_bank_once_in_a_fresh_order():
+    """The first n items of a multiple-choice task are its bank's n questions, each once
+    (a window of an epoch repeats nothing); the next n are the same questions in another
+    order, with their options drawn again."""
+    from cogforge.builders import constructure
+
+    for task in TASKS[1:]:
+        n = len(constructure.stream_bank(constructure.load_stream_config(), 11, task, {}))
+        stream = env.open("constructure", task=task, seed=11)
+        first = [stream[i] for i in range(n)]
+        second = [stream[i] for i in range(n, 2 * n)]
+        units = [get("constructure").stream.stream_unit(item) for item in first]
+        assert len(set(units)) == n > 500, task
+        assert {get("constructure").stream.stream_unit(item) for item in second} == set(units)
+        assert units != [get("constructure").stream.stream_unit(item) for item in second]
+        again = {(u, item["answer"], frozenset(item["options"])) for u, item in zip(units, first)}
+        assert {(get("constructure").stream.stream_unit(item), item["answer"], frozenset(item["options"]))
+                for item in second} == again
+
+
 def test_the_knobs_set_the_chain_and_the_level_the_item_shows():
     for task in TASKS:
         for length in (2, 4, 7):
@@ -115,6 +165,16 @@ def test_a_stream_never_yields_what_the_release_holds(constructure_release):
     kept = env.open("constructure", seed=0, exclude=constructure_release)
     assert_kept_out(kept, held, hooks, 600)
     assert kept.refused > 0, "without the exclusion the stream would have yielded released questions"
+    # a bank leaves the release's units out before it is filled: none of its questions is one
+    from cogforge.builders import constructure
+
+    config, excluded = constructure.load_stream_config(), kept._excluded()
+    for task in TASKS[1:]:
+        beside = constructure.stream_bank(config, 0, task, {}, excluded)
+        units = {hashlib.sha256(f"{task}:{q['chain'][-1]}:{q['chain'][q['level']]}".encode()).hexdigest()
+                 for q in beside}
+        assert beside and len(units) == len(beside) and not units & held.units, task
+        assert len(beside) < len(constructure.stream_bank(config, 0, task, {})) / 3, task
     # the release asks concretization at nearly every level of every chain of 2 to 5 concepts:
     # beside it, a longer chain still has questions left (about concepts far above the picture)
     longer = env.open("constructure", task="concretization", difficulty={"chain_length": 8},

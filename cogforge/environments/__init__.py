@@ -16,7 +16,11 @@ A benchmark streams when its descriptor names stream hooks
   the item and its files, a function of its arguments alone (``attempt`` > 0 re-draws an
   item the exclusion refused);
 * ``stream_unit(item) -> str``: what the item is made from (CARV: the states it shows;
-  CoreCognition: the pair's scene), for :class:`Exclusion`.
+  CoreCognition: the pair's scene), for :class:`Exclusion`;
+* optionally ``stream_excluding = True``: ``stream_item`` takes ``excluded``, the unit
+  keys (sha256 of ``stream_unit``) of the releases the stream is kept from, and draws only
+  from what is left (CONSTRUCTURE's question banks leave them out before they balance the
+  rest); every item is still checked against the exclusion.
 
 Tasks interleave: item ``i`` of a stream over ``T`` tasks is item ``i // T`` of task
 ``tasks[i % T]``.
@@ -108,6 +112,7 @@ class Environment:
         self.benchmark, self.tasks, self.seed, self.size = benchmark, tasks, seed, size
         self.difficulty, self.config, self.hooks, self.exclusion = difficulty, config, hooks, exclusion
         self.refused = 0  # items the exclusion re-drew, in this process
+        self._frozen: tuple = (None, frozenset())
 
     def __repr__(self) -> str:
         size = "endless" if self.size is None else f"{self.size} items"
@@ -125,15 +130,22 @@ class Environment:
             raise IndexError(f"item {index} is outside the stream (0 to {'endless' if self.size is None else self.size - 1})")
         task = self.tasks[index % len(self.tasks)]
         within = index // len(self.tasks)
+        excluding = {"excluded": self._excluded()} if getattr(self.hooks, "stream_excluding", False) else {}
         for attempt in range(MAX_ATTEMPTS):
             item, files = self.hooks.stream_item(self.config, self.seed, task, within, attempt,
-                                                 self.difficulty.get(task, {}))
+                                                 self.difficulty.get(task, {}), **excluding)
             if self.exclusion is None or not self.exclusion.refuses(item, self.hooks):
                 return _record(item, files, index)
             self.refused += 1
         raise RuntimeError(f"{self.benchmark} {task} item {within}: {MAX_ATTEMPTS} draws were all in "
                            f"{', '.join(self.exclusion.releases)}; the task has too few distinct items to stream "
                            "beside that release")
+
+    def _excluded(self) -> frozenset:
+        """The exclusion's unit keys, frozen once (a hook caches what it draws from by them)."""
+        if self._frozen[0] is not self.exclusion:
+            self._frozen = (self.exclusion, frozenset(self.exclusion.units if self.exclusion else ()))
+        return self._frozen[1]
 
     def __iter__(self) -> Iterator[dict]:
         for index in (range(self.size) if self.size is not None else itertools.count()):
