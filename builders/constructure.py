@@ -122,7 +122,7 @@ def load_config(path: Path | str | None = None) -> dict:
 class Graph:
     """The isA graph with the relations the questions need, memoised."""
 
-    def __init__(self, isa: wordnet.IsA):
+    def __init__(self, isa: wordnet.IsA, names: dict[str, str] | None = None):
         self.isa = isa
         self._anc: dict[str, frozenset] = {}
         self._desc: dict[str, frozenset] = {}
@@ -130,7 +130,7 @@ class Graph:
         self.uppers_at: dict[int, list[str]] = {}  # filled once the chains are known
         self.chain_concepts: list[str] = []  # likewise
         self._pools: dict[tuple, list[str]] = {}
-        self._names: dict[str, str] = {}
+        self._names: dict[str, str] = dict(names or {})  # shown names other than the first lemma
         self._showable: dict[str, bool] = {}
 
     def anc(self, node: str) -> frozenset:
@@ -603,6 +603,24 @@ def image_bytes(source: str, key: str) -> bytes:
     return images.load_photo(Path(key))
 
 
+def shown_names(isa: wordnet.IsA, table: Path = images.EMOJI_MAP) -> dict[str, str]:
+    """The names the emoji table gives its concepts where the synset's first lemma would
+    mislead a reader ({wnid: lemma}): the trumpet's synset is "cornet, horn, trumpet, trump",
+    and a cornet is another instrument to most readers. Each must be a lemma of its synset,
+    so that the sense judge reads the same synset under it."""
+    by_synset = {data["synset"]: node for node, data in isa.graph.nodes(data=True)}
+    names = {}
+    for entry in images.load_emoji_map(table):
+        if entry.name is None:
+            continue
+        node = by_synset.get(entry.synset)
+        if node is None or node not in isa.senses(entry.name):
+            raise ValueError(f"{table}: {entry.codepoints} ({entry.unicode_name}): {entry.name!r} is not "
+                             f"a lemma of {entry.synset}; give one of its lemmas, or no name")
+        names.setdefault(node, entry.name)
+    return names
+
+
 def image_sources(isa: wordnet.IsA, config: dict) -> dict[str, tuple[str, str]]:
     """Each pictured node's source: {wnid: ("emoji", code points) or ("photo", path)}."""
     by_synset = {data["synset"]: node for node, data in isa.graph.nodes(data=True)}
@@ -652,7 +670,7 @@ def build(out_dir: Path | str, seed: int | None = None, config_path: Path | str 
     seed = config.get("seed", 0) if seed is None else seed
     isa = wordnet.load(config.get("wordnet_dir"))
     loaded = time.perf_counter()
-    graph = Graph(isa)
+    graph = Graph(isa, shown_names(isa))
     graph.wordnet_dir = config.get("wordnet_dir")
     visual = set(config["visual_lexnames"])
     sources = image_sources(isa, config)
@@ -836,7 +854,7 @@ def _stream_world(wordnet_dir: str | None, photo_dirs: tuple[str, ...], visual: 
     """The graph, the pictures and every chain of every length from 2 (item-independent)."""
     config = {"wordnet_dir": wordnet_dir, "photo_dirs": list(photo_dirs)}
     isa = wordnet.load(wordnet_dir)
-    graph = Graph(isa)
+    graph = Graph(isa, shown_names(isa))
     graph.wordnet_dir = wordnet_dir
     sources = image_sources(isa, config)
     imaged = sorted(n for n in sources if graph.lexname(n) in set(visual))

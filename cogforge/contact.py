@@ -4,7 +4,9 @@
 every schema of the word in a row, captioned with the sense's role and definition;
 ``python -m cogforge.contact symbols BUILD OUT.png [DOMAIN]`` draws items of every
 task of a symbols domain (default chemistry), captioned with the answer (and the
-injected error); ``python -m cogforge.contact items BUILD OUT.png [N]`` draws N items of
+injected error); ``python -m cogforge.contact constructure BUILD OUT.png`` draws every
+pictured concept with the name and synset it is asked about by;
+``python -m cogforge.contact items BUILD OUT.png [N]`` draws N items of
 any benchmark (one from its own package too), captioned with the question and the answer.
 """
 
@@ -185,13 +187,39 @@ def items_sheet(build: Path, out: Path, n: int = 8, columns: int = 4, tile: int 
     return out
 
 
+def constructure_sheet(build: Path, out: Path, columns: int = 18, tile: int = 80) -> Path:
+    """Every pictured concept of a CONSTRUCTURE build, in name order, captioned with the name
+    the questions show it by and its synset: what a reader checks a picture's sense against."""
+    shown = {}
+    for line in (build / "items.jsonl").read_text().splitlines():
+        item = json.loads(line)
+        if item["task"] != "atomic":  # an atomic "No" item shows another chain's picture
+            concept = item["meta"]["image_concept"]
+            shown.setdefault(concept["id"], (concept["name"], concept["synset"], item["images"][0]))
+    concepts = sorted(shown.values())
+    caption_h, rows = 30, -(-len(concepts) // columns)
+    width = tile + 12
+    sheet = Image.new("RGB", (columns * width + 10, rows * (tile + caption_h) + 10), "white")
+    draw, small = ImageDraw.Draw(sheet), _font(9)
+    for k, (name, synset, path) in enumerate(concepts):
+        x, y = 10 + (k % columns) * width, 10 + (k // columns) * (tile + caption_h)
+        image = Image.open(build / path).convert("RGB")
+        image.thumbnail((tile, tile), Image.LANCZOS)
+        sheet.paste(image, (x, y))
+        text = [textwrap.shorten(name, width // 5, placeholder="."), textwrap.shorten(synset, width // 5, placeholder=".")]
+        draw.multiline_text((x, y + tile + 2), "\n".join(text), fill="black", font=small)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sheet.save(out)
+    return out
+
+
 SHEETS = {"cogevolve": cogevolve_sheet, "symbols": symbols_sheet, "corecognition": corecognition_sheet,
-          "items": items_sheet}
+          "constructure": constructure_sheet, "items": items_sheet}
 
 if __name__ == "__main__":
     benchmark, build, out, *rest = sys.argv[1:]
     if benchmark not in SHEETS:
-        raise SystemExit(f"contact sheets: {', '.join(SHEETS)} (CARV's and CONSTRUCTURE's are in docs/ already)")
+        raise SystemExit(f"contact sheets: {', '.join(SHEETS)} (CARV's is in docs/ already)")
     # symbols: the domain (default chemistry); corecognition: one concept (default all); items: how many
     options = ({"concept": rest[0]} if benchmark == "corecognition" else {"n": int(rest[0])} if benchmark == "items"
                else {"domain": rest[0]}) if rest else {}

@@ -25,6 +25,7 @@ class EmojiEntry:
     codepoints: str  # "1F415" or "1F468 200D 1F373"
     synset: str  # nltk name, e.g. dog.n.01
     unicode_name: str
+    name: str | None = None  # the lemma the concept is shown by, where its first one misleads
 
     @property
     def text(self) -> str:
@@ -37,8 +38,9 @@ def load_emoji_map(path: Path = EMOJI_MAP) -> list[EmojiEntry]:
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split("\t")
-        if len(parts) != 3:
-            raise ValueError(f"{path}:{number}: expected 'code points<TAB>synset<TAB>Unicode name'")
+        if len(parts) not in (3, 4):
+            raise ValueError(f"{path}:{number}: expected 'code points<TAB>synset<TAB>Unicode name"
+                             "[<TAB>shown name]'")
         entries.append(EmojiEntry(*parts))
     return entries
 
